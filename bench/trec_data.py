@@ -1,0 +1,80 @@
+"""Seeded synthetic TREC run and qrels files, for benchmarks and cross-checks.
+
+Scores are rounded so that ties are common (trec_eval breaks them by doc id, descending), and each
+query's lines are written in score order with ties left in random order, as real systems write them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+
+def write_trec_files(
+    directory: Path,
+    n_queries: int,
+    docs_per_query: int,
+    seed: int = 0,
+    judged_per_query: int = 20,
+    corpus_size: int = 1_000_000,
+    score_decimals: int = 1,
+) -> tuple[Path, Path]:
+    """Write ``run.trec`` and ``qrels.trec`` into ``directory``; return their paths."""
+    rng = np.random.default_rng(seed)
+    directory.mkdir(parents=True, exist_ok=True)
+    run_path, qrels_path = directory / "run.trec", directory / "qrels.trec"
+    with run_path.open("w") as run_file, qrels_path.open("w") as qrels_file:
+        chunk = 10_000  # queries per vectorised chunk: bounded memory at any size
+        for first in range(0, n_queries, chunk):
+            count = min(chunk, n_queries - first)
+            docs = _distinct_docs(rng, count, docs_per_query, corpus_size)
+            scores = np.round(rng.normal(10.0, 2.0, size=(count, docs_per_query)), score_decimals)
+            order = np.argsort(-scores, axis=1, kind="stable")
+            docs = np.take_along_axis(docs, order, axis=1)
+            scores = np.take_along_axis(scores, order, axis=1)
+            # Judge some retrieved docs (more often near the top) and some never retrieved.
+            n_judged_in_run = min(judged_per_query // 2, docs_per_query)
+            judged_positions = rng.permuted(np.tile(np.arange(docs_per_query), (count, 1)), axis=1)
+            judged_in_run = np.take_along_axis(docs, judged_positions[:, :n_judged_in_run], axis=1)
+            unretrieved = rng.integers(corpus_size, 2 * corpus_size, size=(count, judged_per_query - n_judged_in_run))
+            judged = np.concatenate([judged_in_run, unretrieved], axis=1)
+            grades = rng.integers(0, 4, size=judged.shape)
+            grades[:, 0] = np.maximum(grades[:, 0], 1)  # every query has at least one relevant doc
+            run_lines, qrel_lines = [], []
+            for row in range(count):
+                qid = f"q{first + row}"
+                run_lines.extend(
+                    f"{qid} Q0 d{doc} {rank} {score:.{score_decimals}f} bench\n"
+                    for rank, (doc, score) in enumerate(zip(docs[row], scores[row]), start=1)
+                )
+                qrel_lines.extend(f"{qid} 0 d{doc} {grade}\n" for doc, grade in zip(judged[row], grades[row]))
+            run_file.writelines(run_lines)
+            qrels_file.writelines(qrel_lines)
+    return run_path, qrels_path
+
+
+def _distinct_docs(rng: np.random.Generator, rows: int, width: int, corpus_size: int) -> np.ndarray:
+    """Draw ``width`` distinct doc numbers per row (trec_eval rejects duplicates within a ranking)."""
+    docs = rng.integers(0, corpus_size, size=(rows, width * 2))
+    out = np.empty((rows, width), dtype=np.int64)
+    for row in range(rows):
+        unique = np.unique(docs[row])
+        rng.shuffle(unique)
+        out[row] = unique[:width]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("directory", type=Path)
+    parser.add_argument("--queries", type=int, default=1000)
+    parser.add_argument("--docs", type=int, default=100)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(*write_trec_files(args.directory, args.queries, args.docs, args.seed))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,425 @@
+"""Focus time: the set of years a query or a document is about.
+
+``FocusTime`` is an immutable, hashable set of years. Build one from structured values with
+``FocusTime.parse`` (gold files: ``2020``, ``"2019-2021"``, ``"1990s"``, ``"19th century"``, lists
+of these) or extract one from prose with ``FocusTime.from_text``. Nothing here reads today's date:
+relative terms ("last year") need an explicit ``reference_year``.
+
+User documentation of every form: ``docs/focus-time.md``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+from collections.abc import Iterable, Iterator
+
+from pytest_tempoeval.errors import FocusTimeError
+
+__all__ = ["MAX_YEAR", "MIN_YEAR", "TEXT_YEAR_MAX", "TEXT_YEAR_MIN", "FocusTime", "FocusTimeLike"]
+
+# Bounds for years given explicitly (structured values, centuries, relative terms).
+MIN_YEAR = 1
+MAX_YEAR = 9999
+# Bounds for a 4-digit number found in free text to count as a year: outside them, "3000" or
+# "0042" is far more likely a quantity or a code than a year.
+TEXT_YEAR_MIN = 1000
+TEXT_YEAR_MAX = 2199
+
+# "the '90s" has no century. Fixed pivot so results never depend on today's date:
+# '00s, '10s, '20s are 2000s-2020s; '30s .. '90s are 1930s-1990s.
+_SHORT_DECADE_PIVOT = 30
+
+_ORDINAL_WORDS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "twenty-first": 21, "twenty-second": 22,
+}  # fmt: skip
+_COUNT_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+    "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+}  # fmt: skip
+
+_ACCEPTED = (
+    "accepted: a year (2020), a range ('2019-2021', '2019–21'), a decade ('1990s'), "
+    "a century ('19th century'), a comma-separated string of these, or a list of them"
+)
+
+
+def _error(value: object, reason: str) -> FocusTimeError:
+    return FocusTimeError(f"cannot read {value!r} as a focus time: {reason}; {_ACCEPTED}")
+
+
+# --- regex building blocks, shared by parse() and from_text() --------------------------------
+
+_DASH = "[-–—]"  # hyphen, en dash, em dash: all mean "to" between two years
+_APOSTROPHE = "['‘’]"  # straight and curly; word processors often turn '90s into ‘90s
+_ORDINAL = "|".join(
+    word.replace("-", r"[\s-]") for word in sorted(_ORDINAL_WORDS, key=len, reverse=True)
+)
+# "19th century", "19th-century", "nineteenth century". Any of st/nd/rd/th is accepted after a
+# number: a typo like "19st" still clearly names a century.
+_CENTURY = (
+    rf"(?:(?P<century_number>\d{{1,2}})(?:st|nd|rd|th)|(?P<century_word>{_ORDINAL}))[\s-]+century"
+)
+
+
+def _century(match: re.Match[str]) -> range:
+    """Years of the century a match names: the Nth century is 100*(N-1)+1 .. 100*N."""
+    if match["century_number"]:
+        n = int(match["century_number"])
+    else:
+        n = _ORDINAL_WORDS[re.sub(r"[\s-]+", "-", match["century_word"].lower())]
+    return _span(100 * (n - 1) + 1, 100 * n)
+
+
+def _span(start: int, end: int, low: int = MIN_YEAR, high: int = MAX_YEAR) -> range:
+    """Inclusive start..end, or an empty range when it is reversed or leaves [low, high]."""
+    if low <= start <= end <= high:
+        return range(start, end + 1)
+    return range(0)
+
+
+def _read_range(start_text: str, end_text: str) -> tuple[int, int] | None:
+    """(start, end) of a written range, or None when the two numbers do not form a range.
+
+    A 2-digit end after a 4-digit start borrows the start's century ("1990-95" is 1990..1995).
+    If that end is not after the start, it means the next century only when the start ends in
+    9x ("1998-03" is 1998..2003, "1999-00" is 1999..2000); otherwise it is not a range
+    ("2020-03" is a year and a month). A full end before the start is not a range either.
+    """
+    start, end = int(start_text), int(end_text)
+    if len(start_text) == 4 and len(end_text) == 2:
+        end += start - start % 100
+        if end <= start:
+            if start % 100 < 90:
+                return None
+            end += 100
+    return (start, end) if end >= start else None
+
+
+# --- FocusTime ------------------------------------------------------------------------------
+
+
+class FocusTime:
+    """An immutable set of years. Iterates in ascending order; equal to a set of the same years."""
+
+    __slots__ = ("_sorted", "_years")
+    _years: frozenset[int]
+    _sorted: tuple[int, ...]
+
+    def __init__(self, years: Iterable[int] = ()) -> None:
+        if isinstance(years, (str, bytes)) or not isinstance(years, Iterable):
+            raise FocusTimeError(
+                f"FocusTime() takes an iterable of years, got {years!r}; "
+                "use FocusTime.parse() for a single year or a string like '2019-2021'"
+            )
+        checked = frozenset(_checked_year(year, year) for year in years)
+        object.__setattr__(self, "_years", checked)
+        object.__setattr__(self, "_sorted", tuple(sorted(checked)))
+
+    @classmethod
+    def _trusted(cls, years: Iterable[int]) -> FocusTime:
+        """Build from years already validated (skips the per-year checks; from_text is hot)."""
+        self = object.__new__(cls)
+        frozen = frozenset(years)
+        object.__setattr__(self, "_years", frozen)
+        object.__setattr__(self, "_sorted", tuple(sorted(frozen)))
+        return self
+
+    # Immutable: the only writes happen in the constructors, through object.__setattr__.
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"FocusTime is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"FocusTime is immutable; cannot delete {name!r}")
+
+    def __reduce__(self) -> tuple[type[FocusTime], tuple[tuple[int, ...]]]:
+        # copy/deepcopy/pickle would otherwise restore slots via the blocked __setattr__.
+        return (type(self), (self._sorted,))
+
+    # --- constructors ---
+
+    @classmethod
+    def parse(cls, value: FocusTimeLike) -> FocusTime:
+        """Read a structured value (gold files, user arguments). See docs/focus-time.md."""
+        if isinstance(value, FocusTime):
+            return value
+        return cls._trusted(_parse_value(value))
+
+    @classmethod
+    def from_years(cls, years: Iterable[int]) -> FocusTime:
+        return cls(years)
+
+    @classmethod
+    def from_range(cls, start: int, end: int) -> FocusTime:
+        """Years start..end, both inclusive."""
+        first, last = _checked_year(start, start), _checked_year(end, end)
+        if last < first:
+            raise _error(f"{start}-{end}", f"range end {end} is before its start {start}")
+        return cls._trusted(range(first, last + 1))
+
+    @classmethod
+    def from_text(cls, text: str, reference_year: int | None = None) -> FocusTime:
+        """The years a text is about. "last year" and the like need reference_year."""
+        if not isinstance(text, str):
+            raise FocusTimeError(f"from_text() needs a str, got {type(text).__name__}: {text!r}")
+        if reference_year is not None:
+            reference_year = _checked_year(reference_year, reference_year)
+        return cls._trusted(_scan_text(text, reference_year))
+
+    # --- set behaviour ---
+
+    @property
+    def years(self) -> frozenset[int]:
+        return self._years
+
+    @property
+    def min(self) -> int | None:
+        return self._sorted[0] if self._sorted else None
+
+    @property
+    def max(self) -> int | None:
+        return self._sorted[-1] if self._sorted else None
+
+    def __len__(self) -> int:
+        return len(self._years)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._sorted)
+
+    def __contains__(self, year: object) -> bool:
+        # True == 1 in Python; a bool is never a year.
+        return not isinstance(year, bool) and year in self._years
+
+    def __bool__(self) -> bool:
+        return bool(self._years)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FocusTime):
+            return self._years == other._years
+        if isinstance(other, (set, frozenset)):
+            return self._years == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        # Same hash as the equal frozenset, so FocusTime and frozenset keys agree in a dict.
+        return hash(self._years)
+
+    def __and__(self, other: object) -> FocusTime:
+        if not isinstance(other, (FocusTime, set, frozenset)):
+            return NotImplemented
+        return FocusTime._trusted(self._years & FocusTime.parse(other)._years)
+
+    def __or__(self, other: object) -> FocusTime:
+        if not isinstance(other, (FocusTime, set, frozenset)):
+            return NotImplemented
+        return FocusTime._trusted(self._years | FocusTime.parse(other)._years)
+
+    __rand__ = __and__
+    __ror__ = __or__
+
+    def jaccard(self, other: FocusTimeLike) -> float:
+        """|A ∩ B| / |A ∪ B|; 0.0 when both are empty (no shared time, not a perfect match)."""
+        theirs = FocusTime.parse(other)._years
+        union = len(self._years | theirs)
+        return len(self._years & theirs) / union if union else 0.0
+
+    def overlaps(self, other: FocusTimeLike) -> bool:
+        return not self._years.isdisjoint(FocusTime.parse(other)._years)
+
+    # --- text forms ---
+
+    def _runs(self) -> list[tuple[int, int]]:
+        """Consecutive years collapsed into (first, last) pairs, ascending."""
+        runs: list[tuple[int, int]] = []
+        for year in self._sorted:
+            if runs and runs[-1][1] == year - 1:
+                runs[-1] = (runs[-1][0], year)
+            else:
+                runs.append((year, year))
+        return runs
+
+    def __str__(self) -> str:
+        return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in self._runs())
+
+    def __repr__(self) -> str:
+        return f"FocusTime({str(self)!r})" if self._years else "FocusTime()"
+
+    def to_json(self) -> list[int | str]:
+        """Compact JSON value that parse() reads back: single years as ints, runs as "a-b"."""
+        return [a if a == b else f"{a}-{b}" for a, b in self._runs()]
+
+
+# What FocusTime.parse accepts: a FocusTime, a year, a string form, or a collection of these.
+FocusTimeLike = FocusTime | int | str | list | tuple | set | frozenset
+
+
+def _checked_year(value: object, shown: object) -> int:
+    """value as an int year in [MIN_YEAR, MAX_YEAR]; errors name ``shown`` (the user's value)."""
+    # bool is an int subclass but never a year; numbers.Integral also admits numpy integers.
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _error(shown, f"expected an integer year, got {type(value).__name__} {value!r}")
+    year = int(value)
+    if not MIN_YEAR <= year <= MAX_YEAR:
+        raise _error(shown, f"year {year} is outside {MIN_YEAR}..{MAX_YEAR}")
+    return year
+
+
+# --- parse(): structured values --------------------------------------------------------------
+
+_VALUE = re.compile(
+    rf"""
+      (?P<year>\d{{1,4}})
+    | (?P<start>\d{{1,4}}) \s* {_DASH} \s* (?P<end>\d{{1,4}})
+    | (?P<decade>\d{{3}}0) {_APOSTROPHE}? s
+    | {_CENTURY}
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _parse_value(value: object) -> set[int]:
+    if isinstance(value, FocusTime):
+        return set(value.years)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        years: set[int] = set()
+        for item in value:
+            years |= _parse_value(item)
+        return years
+    if isinstance(value, str):
+        return _parse_string(value)
+    return {_checked_year(value, value)}
+
+
+def _parse_string(text: str) -> set[int]:
+    if not text.strip():
+        raise _error(text, "empty string")
+    years: set[int] = set()
+    for part in text.split(","):  # "1990-1995, 2001" is what str(FocusTime) writes
+        match = _VALUE.fullmatch(part.strip())
+        if match is None:
+            raise _error(text, f"{part.strip()!r} is not a year, range, decade or century")
+        if match["year"]:
+            years.add(_checked_year(int(match["year"]), text))
+        elif match["start"]:
+            span = _read_range(match["start"], match["end"])
+            if span is None:
+                raise _error(
+                    text, f"{part.strip()!r} is not a range: its end is not after its start"
+                )
+            years.update(range(_checked_year(span[0], text), _checked_year(span[1], text) + 1))
+        elif match["decade"]:
+            start = _checked_year(int(match["decade"]), text)
+            years.update(range(start, start + 10))
+        else:
+            century = _century(match)
+            if not century:
+                raise _error(text, f"{part.strip()!r} is not a century in {MIN_YEAR}..{MAX_YEAR}")
+            years.update(century)
+    return years
+
+
+# --- from_text(): free text ------------------------------------------------------------------
+#
+# One regex with one named group per form, scanned left to right: the first alternative that
+# matches at a position wins and consumes its span, so "2019-2021" is one range and its "2021"
+# is not read again as a year. Some alternatives exist only to consume numbers that are NOT
+# years (prices, page numbers, decimals, quantities). Order of alternatives matters.
+
+# A number ends here: not glued to letters or digits, not continued by decimals or thousands
+# ("2020.5", "2020,000"), not a percentage, not a year BC (there is no year 0 or below here).
+_END = r"(?![\w%]|[.,]\d|\s*(?:bce?|b\.c\.(?:e\.)?)(?!\w))"
+# One number, possibly with decimals, thousands separators or a dash range: "2,020", "1.5", "10-12".
+_NUMBER = rf"\d+(?:[.,]\d+|\s*{_DASH}\s*\d+)*"
+# Units after which a number is a quantity. Case-sensitive: "2020 Ms Smith" is not milliseconds.
+_UNIT = r"\s?(?:%|(?-i:km|m|kg|g|mph|kb|mb|gb|KB|MB|GB|ms|hz|Hz|kHz|MHz|GHz|px)\b)"
+# Words after which a number is an identifier. "No" is case-sensitive ("there was no 2020 event").
+_MARKER = r"[$€£¥\#]|\b(?:pages?|pp?\.|no\.|(?-i:No)|number|room|flight|route)"
+
+_SCAN = re.compile(
+    # Speed: the lookahead rejects in one step the many positions where no form can start (inside
+    # words, spaces, most word starts); it must list the first character of every alternative.
+    rf"""
+    (?= [\d$€£¥\#'‘’] | \b[bdeflnprst] )
+    (?:
+      (?P<past_n>\b(?:last|past)\s+(?P<count>\d+|{"|".join(_COUNT_WORDS)})\s+years?\b)
+    | (?P<relative>\b(?P<which>this|last|previous|next)\s+year\b)
+    | (?P<century>\b{_CENTURY}\b{_END})
+    | (?P<fiscal>\bFY\s?(?P<fiscal_year>\d{{4}}|\d{{2}}){_END})
+    | (?P<identifier>(?:{_MARKER})\s*{_NUMBER})
+    | (?P<dotted_date>\b\d{{1,2}}\.\d{{1,2}}\.(?P<dotted_year>\d{{4}}){_END})
+    | (?P<separated_number>\b\d+(?:[.,]\d+)+)
+    | (?P<quantity>\b{_NUMBER}{_UNIT})
+    | (?P<word_range>\b(?:from|between)\s+(?P<word_start>\d{{4}})
+          (?:\s+(?:to|until|till|through|thru|and)\s+|\s*{_DASH}\s*)
+          (?P<word_end>\d{{4}}|\d{{2}}){_END})
+    | (?P<to_range>\b(?P<to_start>\d{{4}})
+          \s+(?:to|until|till|through|thru)\s+
+          (?P<to_end>\d{{4}}){_END})
+    | (?P<iso_date>\b(?P<iso_year>\d{{4}})-\d{{2}}-\d{{2}}(?!\d))
+    | (?P<dash_range>\b(?P<dash_start>\d{{4}})\s*{_DASH}\s*(?P<dash_end>\d{{4}}|\d{{2}}){_END})
+    | (?P<decade>\b(?P<decade_start>\d{{3}}0){_APOSTROPHE}?s\b)
+    | (?P<short_decade>(?:\bthe\s+{_APOSTROPHE}?|{_APOSTROPHE})(?P<tens>\d0){_APOSTROPHE}?s\b)
+    | (?P<year>\b\d{{4}}{_END})
+    )
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _text_year(digits: str) -> list[int]:
+    """[year] when a 4-digit number from text lies in [TEXT_YEAR_MIN, TEXT_YEAR_MAX], else []."""
+    year = int(digits)
+    return [year] if len(digits) == 4 and TEXT_YEAR_MIN <= year <= TEXT_YEAR_MAX else []
+
+
+def _text_range(start_text: str, end_text: str) -> Iterable[int]:
+    span = _read_range(start_text, end_text)
+    if span is not None and _span(*span, TEXT_YEAR_MIN, TEXT_YEAR_MAX):
+        return range(span[0], span[1] + 1)
+    # Not a range ("2020-03" year-month, reversed, out of bounds): read each end on its own.
+    return _text_year(start_text) + _text_year(end_text)
+
+
+def _scan_text(text: str, reference_year: int | None) -> set[int]:
+    years: set[int] = set()
+    for match in _SCAN.finditer(text):
+        kind = match.lastgroup  # the outer group of the alternative that matched
+        if kind == "year":
+            years.update(_text_year(match[kind]))
+        elif kind in ("identifier", "separated_number", "quantity"):
+            continue  # consumed so that no digit of it is read as a year
+        elif kind == "dash_range":
+            years.update(_text_range(match["dash_start"], match["dash_end"]))
+        elif kind == "word_range":
+            years.update(_text_range(match["word_start"], match["word_end"]))
+        elif kind == "to_range":
+            years.update(_text_range(match["to_start"], match["to_end"]))
+        elif kind == "iso_date":
+            years.update(_text_year(match["iso_year"]))
+        elif kind == "dotted_date":
+            years.update(_text_year(match["dotted_year"]))
+        elif kind == "fiscal":
+            digits = match["fiscal_year"]
+            years.update(_text_year(digits) if len(digits) == 4 else [2000 + int(digits)])
+        elif kind == "decade":
+            for start in _text_year(match["decade_start"]):
+                years.update(range(start, start + 10))
+        elif kind == "short_decade":
+            tens = int(match["tens"])
+            start = (2000 if tens < _SHORT_DECADE_PIVOT else 1900) + tens
+            years.update(range(start, start + 10))
+        elif kind == "century":
+            years.update(_century(match))
+        elif reference_year is None:
+            continue  # relative terms are never resolved against today's date
+        elif kind == "relative":
+            offset = {"this": 0, "last": -1, "previous": -1, "next": 1}[match["which"].lower()]
+            years.update(_span(reference_year + offset, reference_year + offset))
+        elif kind == "past_n":
+            count = match["count"].lower()
+            n = int(count) if count.isdigit() else _COUNT_WORDS[count]
+            years.update(_span(reference_year - n + 1, reference_year))
+    return years

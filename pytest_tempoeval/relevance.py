@@ -1,0 +1,349 @@
+"""From a run and a gold set to relevance matrices the kernels score: the shared engine of all metrics.
+
+Every metric call goes through :func:`judge_run`, which returns one row per gold query:
+``relevance[q, i]`` of the document at rank i + 1, whether it was judged, whether it is relevant,
+the ideal (best possible) relevances, and how many relevant documents the query has.
+
+Work that depends only on the gold set (hash index of its judgments and documents, bitsets of its
+focus times) is cached on the gold set; work that depends on the pair (which run query is which
+gold query, which retrieved document is which gold document) is cached on the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .columns import HashIndex, decode_ids, id_words
+from .errors import MetricError, RunError, located
+from .focus_time import FocusTime
+
+if TYPE_CHECKING:
+    from .goldset import GoldSet
+    from .run import Run
+
+GRADE_SCALE = 4.0  # focus-time relevance is Jaccard scaled to [0, 4], like the LLM judge's 0-4 grades
+NO_FOCUS_TIME = "no focus time (none given, none found in its text)"
+NO_RELEVANT_JUDGED = "no relevant document judged"
+NO_OVERLAP = "no known document overlaps its focus time"
+
+
+@dataclass(frozen=True, eq=False)
+class Judged:
+    """Relevance of a run's top ``depth`` documents for every gold query (rows in gold order)."""
+
+    query_ids: tuple[str, ...]
+    rows: np.ndarray  # [nq, depth] row of the run table at each rank, -1 past the end
+    relevance: np.ndarray  # [nq, depth] graded relevance (0 where unjudged or past the end)
+    judged: np.ndarray  # [nq, depth] relevance is known
+    relevant: np.ndarray  # [nq, depth] binary relevance used by P, R, MRR, AP
+    ideal: np.ndarray  # [nq, depth] best possible graded relevances, descending
+    n_relevant: np.ndarray  # [nq] relevant documents known for the query
+    excluded: dict[int, str]  # query position -> reason it cannot be scored
+    missing: np.ndarray  # [nq] gold query absent from the run (scored as an empty ranking)
+
+
+# -- alignment --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Alignment:
+    run_of_gold: np.ndarray  # [gold queries] run group index, -1 when the run lacks the query
+
+
+def align(run: Run, gold: GoldSet) -> Alignment:
+    """Pair run queries with gold queries; a run query the gold set lacks is an error."""
+    key = ("align", id(gold))
+    cached = run._cache.get(key)
+    if cached is not None and cached[0] is gold:
+        return cached[1]
+    position = gold.query_position
+    run_of_gold = np.full(len(position), -1, dtype=np.int64)
+    for run_index, query_id in enumerate(run.query_ids):
+        gold_index = position.get(query_id)
+        if gold_index is None:
+            raise RunError(
+                located(
+                    run.source,
+                    run.line_of(query_id),
+                    f"query {query_id!r} is not in the gold set {gold.path} ({len(position)} queries); "
+                    "remove it from the run or add it to the gold set",
+                )
+            )
+        run_of_gold[gold_index] = run_index
+    alignment = Alignment(run_of_gold)
+    run._cache[key] = (gold, alignment)
+    return alignment
+
+
+def ranked_rows(run: Run, alignment: Alignment, depth: int) -> np.ndarray:
+    """[gold queries, depth] run-table rows in rank order, -1 past the end of each ranking."""
+    table = run.table
+    present = alignment.run_of_gold >= 0
+    groups = np.maximum(alignment.run_of_gold, 0)
+    lengths = np.where(present, table.lengths[groups], 0)
+    ranks = np.arange(depth)
+    rows = table.offsets[groups][:, None] + ranks[None, :]
+    return np.where(ranks[None, :] < lengths[:, None], rows, -1)
+
+
+# -- gold mode --------------------------------------------------------------------------------------
+
+
+def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1) -> Judged:
+    """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant)."""
+    alignment = align(run, gold)
+    rows = ranked_rows(run, alignment, depth)
+    valid = rows >= 0
+    flat_rows = rows[valid]
+    judgments = gold.judgments
+    gold_of_row = np.broadcast_to(np.arange(rows.shape[0])[:, None], rows.shape)[valid]
+    found = gold.judgment_index.find(run._doc_words[flat_rows], gold_of_row)
+    relevance = np.zeros(rows.shape, dtype=np.float64)
+    judged = np.zeros(rows.shape, dtype=bool)
+    relevance[valid] = np.where(found >= 0, judgments.values[np.maximum(found, 0)], 0)
+    judged[valid] = found >= 0
+    grades = judgments.values.astype(np.float64)
+    ideal = _top_per_group(grades, judgments.offsets, depth)
+    n_relevant = np.add.reduceat(np.append(grades >= relevance_level, False).astype(np.int64), judgments.offsets[:-1])
+    n_relevant = np.where(judgments.lengths > 0, n_relevant, 0)
+    excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
+    return Judged(
+        judgments.keys, rows, relevance, judged, relevance >= relevance_level, ideal, n_relevant, excluded,
+        alignment.run_of_gold < 0,
+    )
+
+
+def _top_per_group(values: np.ndarray, offsets: np.ndarray, depth: int) -> np.ndarray:
+    """[groups, depth] largest values of each group, descending, zero-padded."""
+    lengths = np.diff(offsets)
+    width = max(1, int(lengths.max(initial=0)))
+    columns = np.arange(width)
+    valid = columns[None, :] < lengths[:, None]
+    padded = np.where(valid, values[np.minimum(offsets[:-1, None] + columns[None, :], max(values.size - 1, 0))], 0.0) if values.size else np.zeros((lengths.size, width))
+    top = -np.sort(-padded, axis=1)[:, :depth]
+    if top.shape[1] < depth:
+        top = np.pad(top, ((0, 0), (0, depth - top.shape[1])))
+    return top
+
+
+# -- focus-time mode --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FocusIndex:
+    """The gold set's focus times as bitsets, over the distinct focus times only."""
+
+    universe: list[FocusTime]  # distinct focus times of the gold set's queries and documents
+    bits: np.ndarray  # [len(universe), words] uint64 year bitsets
+    first_year: int
+    sizes: np.ndarray  # [len(universe)] years in each focus time
+    query_code: np.ndarray  # [gold queries] universe index, -1: no (or empty) focus time
+    doc_code: np.ndarray  # [gold documents] universe index, -1: no focus time known
+    doc_ids: list[str]
+    code_counts: np.ndarray  # [len(universe)] gold documents having each focus time
+    doc_index: HashIndex | None
+
+
+def focus_index(gold: GoldSet) -> FocusIndex:
+    cached = gold.__dict__.get("_focus_index")
+    if cached is None:
+        cached = gold.__dict__["_focus_index"] = _build_focus_index(gold)
+    return cached
+
+
+def _build_focus_index(gold: GoldSet) -> FocusIndex:
+    from .columns import encode_ids
+
+    code_of: dict[FocusTime, int] = {}
+
+    def code(value: FocusTime | None) -> int:
+        return -1 if not value else code_of.setdefault(value, len(code_of))
+
+    query_code = np.array([code(q.focus_time) for q in gold.queries.values()], dtype=np.int64)
+    doc_ids = list(gold.documents)
+    doc_code = np.array([code(d.focus_time) for d in gold.documents.values()], dtype=np.int64)
+    universe = list(code_of)
+    bits, first_year = year_bitsets(universe)
+    sizes = np.array([len(ft) for ft in universe], dtype=np.int64)
+    counts = np.bincount(doc_code[doc_code >= 0], minlength=len(universe))
+    index = HashIndex(id_words(encode_ids(doc_ids))) if doc_ids else None
+    return FocusIndex(universe, bits, first_year, sizes, query_code, doc_code, doc_ids, counts, index)
+
+
+def year_bitsets(focus_times: list[FocusTime], first_year: int | None = None, n_words: int | None = None) -> tuple[np.ndarray, int]:
+    """[n, words] uint64 bitsets: bit ``y - first_year`` is set when year y is in the focus time."""
+    years = [year for ft in focus_times for year in ft.years]
+    if first_year is None:
+        first_year = min(years, default=0)
+    span = (max(years, default=first_year) - first_year + 1) if years else 1
+    n_words = n_words or max(1, -(-span // 64))
+    bits = np.zeros((len(focus_times), n_words), dtype=np.uint64)
+    if years:
+        owner = np.repeat(np.arange(len(focus_times)), [len(ft) for ft in focus_times])
+        offset = np.array(years, dtype=np.int64) - first_year
+        np.bitwise_or.at(bits, (owner, offset // 64), np.left_shift(np.uint64(1), (offset % 64).astype(np.uint64)))
+    return bits, first_year
+
+
+def jaccard(bits_a: np.ndarray, sizes_a: np.ndarray, bits_b: np.ndarray, sizes_b: np.ndarray) -> np.ndarray:
+    """Elementwise |A∩B| / |A∪B| of bitset rows (0 when both are empty)."""
+    overlap = np.bitwise_count(bits_a & bits_b).sum(axis=-1, dtype=np.int64)
+    union = sizes_a + sizes_b - overlap
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(union > 0, overlap / union, 0.0)
+
+
+def judge_focus_time(run: Run, gold: GoldSet, depth: int, threshold: float = 0.0, strict: bool = False) -> Judged:
+    """Relevance = 4 x Jaccard(QFT, DFT); relevant = any overlap (or Jaccard > threshold)."""
+    index = focus_index(gold)
+    alignment = align(run, gold)
+    rows = ranked_rows(run, alignment, depth)
+    valid = rows >= 0
+    codes, extra_bits, extra_sizes = _retrieved_codes(run, gold, index, rows[valid])
+    all_bits = np.concatenate((index.bits, _fit(extra_bits, index)), axis=0)
+    all_sizes = np.concatenate((index.sizes, extra_sizes))
+    query_of_row = np.broadcast_to(index.query_code[:, None], rows.shape)[valid]
+    known = (codes >= 0) & (query_of_row >= 0)
+    similarity = np.zeros(codes.size)
+    similarity[known] = jaccard(
+        all_bits[query_of_row[known]], all_sizes[query_of_row[known]], all_bits[codes[known]], all_sizes[codes[known]]
+    )
+    relevance = np.zeros(rows.shape)
+    judged = np.zeros(rows.shape, dtype=bool)
+    relevant = np.zeros(rows.shape, dtype=bool)
+    relevance[valid] = GRADE_SCALE * similarity
+    judged[valid] = codes >= 0
+    relevant[valid] = (similarity > threshold) if threshold > 0 else (similarity > 0)
+    if strict and not judged[valid].all():
+        position = np.argwhere(valid & ~judged)[0]
+        doc = decode_ids(run.table.doc_ids[rows[tuple(position)] : rows[tuple(position)] + 1])[0]
+        raise MetricError(
+            f"doc {doc!r} (query {gold.query_ids[position[0]]!r}, rank {position[1] + 1}) has no focus time: "
+            "it is not among the gold set's documents and the run has no text for it (strict=True)"
+        )
+    ideal, n_relevant = _focus_pool(index, depth, threshold)
+    _add_retrieved_to_pool(ideal, n_relevant, rows, valid, codes, index, relevance, relevant)
+    excluded = {}
+    for position in np.flatnonzero(index.query_code < 0):
+        excluded[int(position)] = NO_FOCUS_TIME
+    return Judged(
+        gold.query_ids, rows, relevance, judged, relevant, ideal, n_relevant, excluded, alignment.run_of_gold < 0
+    )
+
+
+def _fit(bits: np.ndarray, index: FocusIndex) -> np.ndarray:
+    return bits if bits.shape[1] == index.bits.shape[1] else np.zeros((0, index.bits.shape[1]), dtype=np.uint64)
+
+
+def _retrieved_codes(run: Run, gold: GoldSet, index: FocusIndex, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Universe code of each retrieved row's focus time (-1: unknown).
+
+    Gold documents come first; a document the gold set lacks gets the focus time of its text in the
+    run, as extra codes after the universe (``len(universe) + i``).
+    """
+    cache_key = ("focus_codes", id(gold))
+    cached = run._cache.get(cache_key)
+    if cached is not None and cached[0] is gold:
+        per_row = cached[1]
+    else:
+        per_row = np.full(run.table.doc_ids.size, -2, dtype=np.int64)  # -2: not looked up yet
+        cached = (gold, per_row, [], {})
+        run._cache[cache_key] = cached
+    todo = rows[per_row[rows] == -2]
+    if todo.size:
+        found = index.doc_index.find(run._doc_words[todo]) if index.doc_index is not None else np.full(todo.size, -1)
+        codes = np.where(found >= 0, index.doc_code[np.maximum(found, 0)], -1)
+        extras, extra_code_of = cached[2], cached[3]
+        if run.texts:
+            for position in np.flatnonzero(found < 0).tolist():
+                doc = decode_ids(run.table.doc_ids[todo[position] : todo[position] + 1])[0]
+                text = run.texts.get(doc)
+                if text is not None:
+                    focus = FocusTime.from_text(text)
+                    if focus:
+                        if focus not in extra_code_of:
+                            extra_code_of[focus] = len(index.universe) + len(extras)
+                            extras.append(focus)
+                        codes[position] = extra_code_of[focus]
+        per_row[todo] = codes
+    extras = cached[2]
+    extra_bits = _extra_bits(extras, index)
+    return per_row[rows], extra_bits, np.array([len(ft) for ft in extras], dtype=np.int64)
+
+
+def _extra_bits(extras: list[FocusTime], index: FocusIndex) -> np.ndarray:
+    if not extras:
+        return np.zeros((0, index.bits.shape[1]), dtype=np.uint64)
+    # Years outside the gold set's span cannot overlap anything in it but still count in the union.
+    inside = [FocusTime(y for y in ft.years if 0 <= y - index.first_year < 64 * index.bits.shape[1]) for ft in extras]
+    bits, _ = year_bitsets(inside, index.first_year, index.bits.shape[1])
+    return bits
+
+
+def _focus_pool(index: FocusIndex, depth: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ideal relevances from every gold document with a focus time, and how many are relevant.
+
+    Relevance depends only on (query focus time, document focus time), so it is computed once per
+    distinct pair and documents are counted with their multiplicity.
+    """
+    n_queries = index.query_code.size
+    ideal = np.zeros((n_queries, depth))
+    n_relevant = np.zeros(n_queries, dtype=np.int64)
+    used = np.flatnonzero(index.code_counts > 0)
+    query_codes = np.unique(index.query_code[index.query_code >= 0])
+    if used.size == 0 or query_codes.size == 0:
+        return ideal, n_relevant
+    chunk = max(1, (1 << 22) // used.size)
+    for start in range(0, query_codes.size, chunk):
+        codes = query_codes[start : start + chunk]
+        similarity = jaccard(
+            index.bits[codes][:, None, :], index.sizes[codes][:, None], index.bits[used][None, :, :], index.sizes[used][None, :]
+        )
+        counts = index.code_counts[used]
+        relevant = (similarity > threshold) if threshold > 0 else (similarity > 0)
+        relevant_count = relevant @ counts
+        top = _top_with_counts(GRADE_SCALE * similarity, counts, depth)
+        for code, row_top, row_count in zip(codes, top, relevant_count):
+            members = index.query_code == code
+            ideal[members] = row_top
+            n_relevant[members] = row_count
+    return ideal, n_relevant
+
+
+def _top_with_counts(values: np.ndarray, counts: np.ndarray, depth: int) -> np.ndarray:
+    """Per row, the ``depth`` largest values when value j occurs ``counts[j]`` times."""
+    if values.shape[1] > depth:
+        candidates = np.argpartition(-values, depth - 1, axis=1)[:, :depth]
+    else:
+        candidates = np.broadcast_to(np.arange(values.shape[1]), values.shape)
+    chosen = np.take_along_axis(values, candidates, axis=1)
+    order = np.argsort(-chosen, axis=1, kind="stable")
+    chosen = np.take_along_axis(chosen, order, axis=1)
+    repeats = np.cumsum(counts[np.take_along_axis(candidates, order, axis=1)], axis=1)
+    which = (np.arange(depth)[None, :, None] >= repeats[:, None, :]).sum(axis=2)
+    padded = np.concatenate((chosen, np.zeros((chosen.shape[0], 1))), axis=1)
+    return np.take_along_axis(padded, np.minimum(which, chosen.shape[1]), axis=1)
+
+
+def _add_retrieved_to_pool(
+    ideal: np.ndarray,
+    n_relevant: np.ndarray,
+    rows: np.ndarray,
+    valid: np.ndarray,
+    codes: np.ndarray,
+    index: FocusIndex,
+    relevance: np.ndarray,
+    relevant: np.ndarray,
+) -> None:
+    """Retrieved documents outside the gold set but with a focus time (from their text) join the pool."""
+    outside = np.zeros(rows.shape, dtype=bool)
+    outside[valid] = codes >= len(index.universe)
+    if not outside.any():
+        return
+    extra = np.where(outside, relevance, 0.0)
+    merged = -np.sort(-np.concatenate((ideal, extra), axis=1), axis=1)[:, : ideal.shape[1]]
+    ideal[:] = merged
+    n_relevant += (outside & relevant).sum(axis=1)

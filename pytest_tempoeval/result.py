@@ -1,0 +1,188 @@
+"""MetricResult: a float that remembers how it was computed, per query, and can explain itself."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import MetricError
+
+
+@dataclass(frozen=True)
+class QueryExplanation:
+    """What one query retrieved and what an ideal ranking would have had."""
+
+    query_id: str
+    score: float
+    retrieved: list[tuple[str, float | None]]  # (doc id, relevance; None = unjudged) in rank order
+    ideal: list[tuple[str, float]]  # the best documents known, best first
+    note: str = ""
+
+
+@dataclass
+class _Details:
+    per_query: dict[str, float]
+    excluded: dict[str, str]
+    explain_query: Callable[[str], QueryExplanation] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class MetricResult(float):
+    """Mean of a metric over the counted queries, with ``.per_query``, ``.median``, ``.excluded``.
+
+    A result with no counted query is NaN. Comparing it raises :class:`MetricError` naming why every
+    query was excluded, so ``assert result >= 0.8`` can never pass or fail silently on nothing.
+    """
+
+    name: str
+    k: int | None
+    mode: str
+
+    def __new__(
+        cls,
+        name: str,
+        k: int | None,
+        mode: str,
+        per_query: Mapping[str, float],
+        excluded: Mapping[str, str] | None = None,
+        explain_query: Callable[[str], QueryExplanation] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> MetricResult:
+        scores = list(per_query.values())
+        value = math.fsum(scores) / len(scores) if scores else math.nan
+        self = super().__new__(cls, value)
+        self.name, self.k, self.mode = name, k, mode
+        self._details = _Details(dict(per_query), dict(excluded or {}), explain_query, dict(extra or {}))
+        return self
+
+    # -- data -------------------------------------------------------------------------------------
+
+    @property
+    def per_query(self) -> dict[str, float]:
+        """Query id -> score, for every counted query."""
+        return self._details.per_query
+
+    @property
+    def excluded(self) -> dict[str, str]:
+        """Query id -> why it was left out of the mean (e.g. no relevant document known)."""
+        return self._details.excluded
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Counts the explanation reports (unjudged documents, missing queries)."""
+        return self._details.extra
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.per_query.values()) if self.per_query else math.nan
+
+    @property
+    def label(self) -> str:
+        """``ndcg@10`` style name."""
+        return f"{self.name}@{self.k}" if self.k is not None else self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form (reports, baselines, xdist)."""
+        return {
+            "name": self.name,
+            "k": self.k,
+            "mode": self.mode,
+            "score": None if math.isnan(self) else float(self),
+            "median": None if math.isnan(self.median) else self.median,
+            "per_query": self.per_query,
+            "excluded": self.excluded,
+            "extra": self.extra,
+        }
+
+    def __repr__(self) -> str:
+        return f"MetricResult({self.label}={float(self)!r}, mode={self.mode!r}, queries={len(self.per_query)}, excluded={len(self.excluded)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        details = self._details
+        return (MetricResult, (self.name, self.k, self.mode, details.per_query, details.excluded, None, details.extra))
+
+    # -- explanations -----------------------------------------------------------------------------
+
+    def worst(self, n: int = 5) -> list[str]:
+        """Ids of the ``n`` lowest-scoring counted queries (ties by id)."""
+        return [q for q, _ in sorted(self.per_query.items(), key=lambda item: (item[1], item[0]))[:n]]
+
+    def explain(self, n: int = 5) -> str:
+        """A summary line, then the ``n`` worst queries with their retrieved ids and relevance."""
+        lines = [self.summary()]
+        if self.excluded:
+            reasons: dict[str, list[str]] = {}
+            for query_id, reason in self.excluded.items():
+                reasons.setdefault(reason, []).append(query_id)
+            for reason, ids in reasons.items():
+                shown = ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+                lines.append(f"  excluded ({reason}): {shown}")
+        for query_id in self.worst(n):
+            lines.extend(self._explain_query(query_id))
+        return "\n".join(lines)
+
+    def summary(self) -> str:
+        counted, excluded = len(self.per_query), len(self.excluded)
+        score = "nan" if math.isnan(self) else f"{float(self):.4f}"
+        text = f"{self.label} [{self.mode}] = {score} over {counted} quer{'y' if counted == 1 else 'ies'}"
+        if excluded:
+            text += f" ({excluded} excluded)"
+        if self.per_query:
+            text += f", median {self.median:.4f}"
+        unjudged = self.extra.get("unjudged")
+        if unjudged:
+            text += f", {unjudged} retrieved docs unjudged"
+        missing = self.extra.get("missing_queries")
+        if missing:
+            text += f", {missing} gold queries missing from the run (scored 0)"
+        return text
+
+    def _explain_query(self, query_id: str) -> list[str]:
+        score = self.per_query[query_id]
+        if self._details.explain_query is None:
+            return [f"  {query_id}: {score:.4f}"]
+        detail = self._details.explain_query(query_id)
+        retrieved = " ".join(f"{doc}({_grade(rel)})" for doc, rel in detail.retrieved) or "(nothing retrieved)"
+        ideal = " ".join(f"{doc}({_grade(rel)})" for doc, rel in detail.ideal) or "(none)"
+        lines = [f"  {query_id}: {score:.4f}  retrieved: {retrieved}", f"  {' ' * len(query_id)}          ideal: {ideal}"]
+        if detail.note:
+            lines.append(f"  {' ' * len(query_id)}          {detail.note}")
+        return lines
+
+    # -- comparisons ------------------------------------------------------------------------------
+
+    def _check_comparable(self) -> None:
+        if not self.per_query:
+            reasons = sorted(set(self.excluded.values())) or ["no queries"]
+            raise MetricError(
+                f"{self.label} [{self.mode}] has no counted query, so it cannot be compared: "
+                f"all {len(self.excluded)} queries were excluded ({'; '.join(reasons)})"
+            )
+
+    def __lt__(self, other: object) -> bool:
+        self._check_comparable()
+        return float(self) < other  # type: ignore[operator]
+
+    def __le__(self, other: object) -> bool:
+        self._check_comparable()
+        return float(self) <= other  # type: ignore[operator]
+
+    def __gt__(self, other: object) -> bool:
+        self._check_comparable()
+        return float(self) > other  # type: ignore[operator]
+
+    def __ge__(self, other: object) -> bool:
+        self._check_comparable()
+        return float(self) >= other  # type: ignore[operator]
+
+    def __hash__(self) -> int:
+        return float.__hash__(self)
+
+
+def _grade(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return f"{value:g}" if value != int(value) else str(int(value))
