@@ -34,7 +34,30 @@ _EXPORTS = {
     "JudgeError": "errors",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "FocusTime",
+    "FocusTimeError",
+    "GoldDocument",
+    "GoldQuery",
+    "GoldSet",
+    "GoldSetError",
+    "JudgeError",
+    "MetricError",
+    "MetricResult",
+    "Run",
+    "RunError",
+    "TempoEvalError",
+    "average_precision",
+    "mrr",
+    "ndcg",
+    "precision",
+    "recall",
+    "temporal_map",
+    "temporal_mrr",
+    "temporal_ndcg",
+    "temporal_precision",
+    "temporal_recall",
+]
 __version__ = "0.1.0"
 
 

@@ -174,8 +174,9 @@ class GoldSet:
     def judgments(self) -> Ragged:
         """Graded judgments per query, in ``query_ids`` order."""
         if self._judgments is None:
-            from .columns import ragged_from_lists
             import numpy as np
+
+            from .columns import ragged_from_lists
 
             queries = self._queries.values()
             self._judgments = ragged_from_lists(

@@ -6,7 +6,7 @@ import math
 import statistics
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from .errors import MetricError
 
@@ -50,7 +50,7 @@ class MetricResult(float):
         excluded: Mapping[str, str] | None = None,
         explain_query: Callable[[str], QueryExplanation] | None = None,
         extra: Mapping[str, Any] | None = None,
-    ) -> MetricResult:
+    ) -> Self:
         scores = list(per_query.values())
         value = math.fsum(scores) / len(scores) if scores else math.nan
         self = super().__new__(cls, value)

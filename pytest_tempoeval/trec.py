@@ -235,4 +235,4 @@ def first_bad_float(values: np.ndarray) -> int | None:
     return int(np.argmax(bad)) if bad.any() else None
 
 
-__all__ = ["TrecFields", "read_fields", "parse_floats", "parse_ints", "first_bad_float"]
+__all__ = ["TrecFields", "first_bad_float", "parse_floats", "parse_ints", "read_fields"]
