@@ -37,7 +37,7 @@ def id_words(ids: np.ndarray, n_words: int | None = None) -> np.ndarray:
 
 def words_to_ids(words: np.ndarray, width: int) -> np.ndarray:
     """Inverse of :func:`id_words`."""
-    raw = np.ascontiguousarray(words.astype(">u8")).view(np.uint8).reshape(words.shape[0], -1)
+    raw = np.ascontiguousarray(words.astype(">u8")).view(np.uint8).reshape(words.shape[0], 8 * words.shape[1])
     return np.ascontiguousarray(raw[:, :width]).view(f"S{width}").ravel()
 
 
@@ -135,6 +135,58 @@ class HashIndex:
         return result
 
 
+def match_within_groups(
+    left_offsets: np.ndarray,
+    left_words: np.ndarray,
+    right_offsets: np.ndarray,
+    right_words: np.ndarray,
+    budget: int = 1 << 22,
+) -> np.ndarray:
+    """For every left row, the right row of the same group with the same id (-1 when none).
+
+    Group ``i`` is ``left[left_offsets[i]:left_offsets[i+1]]`` against ``right[right_offsets[i]:...]``.
+    Every left id is compared with every right id of its group, in padded blocks of groups of
+    similar sizes: exact, and sequential in memory, which beats hashing when groups are short
+    (a ranking of 100 against 20 judgments). Right ids must be distinct within a group.
+    """
+    n_words = max(left_words.shape[1], right_words.shape[1])
+    left_words, right_words = widen(left_words, n_words), widen(right_words, n_words)
+    result = np.full(left_words.shape[0], -1, dtype=np.int64)
+    left_lengths, right_lengths = np.diff(left_offsets), np.diff(right_offsets)
+    active = np.flatnonzero((left_lengths > 0) & (right_lengths > 0))
+    if active.size == 0:
+        return result
+    # Bucket groups by the powers of two above their sizes, so padding wastes at most half.
+    size_class = _ceil_log2(left_lengths[active]) * 64 + _ceil_log2(right_lengths[active])
+    order = np.argsort(size_class, kind="stable")
+    active, size_class = active[order], size_class[order]
+    for members in np.split(active, np.flatnonzero(np.diff(size_class)) + 1):
+        left_width, right_width = int(left_lengths[members].max()), int(right_lengths[members].max())
+        per_block = max(1, budget // (left_width * right_width * n_words))
+        for start in range(0, members.size, per_block):
+            block = members[start : start + per_block]
+            left_rows, left_valid = _padded_rows(left_offsets[block], left_lengths[block], left_width)
+            right_rows, right_valid = _padded_rows(right_offsets[block], right_lengths[block], right_width)
+            equal = left_valid[:, :, None] & right_valid[:, None, :]
+            for word in range(n_words):
+                equal &= left_words[left_rows, word][:, :, None] == right_words[right_rows, word][:, None, :]
+            hit = equal.any(axis=2)
+            partner = np.take_along_axis(right_rows, equal.argmax(axis=2), axis=1)
+            result[left_rows[hit]] = partner[hit]
+    return result
+
+
+def _padded_rows(starts: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices of each group padded to ``width`` (padding repeats the first row), and validity."""
+    columns = np.arange(width)
+    valid = columns[None, :] < lengths[:, None]
+    return starts[:, None] + np.where(valid, columns[None, :], 0), valid
+
+
+def _ceil_log2(values: np.ndarray) -> np.ndarray:
+    return np.ceil(np.log2(np.maximum(values, 1))).astype(np.int64)
+
+
 @dataclass(frozen=True, eq=False)
 class Ragged:
     """Rows grouped by query: rows ``offsets[i]:offsets[i+1]`` belong to ``keys[i]``.
@@ -146,6 +198,14 @@ class Ragged:
     offsets: np.ndarray  # int64, len(keys) + 1
     doc_ids: np.ndarray  # ``S`` array, UTF-8
     values: np.ndarray
+    known_words: np.ndarray | None = None  # id words of doc_ids, when the reader already has them
+
+    @property
+    def words(self) -> np.ndarray:
+        """Id words of ``doc_ids`` (computed once)."""
+        if self.known_words is None:
+            object.__setattr__(self, "known_words", id_words(self.doc_ids))
+        return self.known_words
 
     @property
     def lengths(self) -> np.ndarray:

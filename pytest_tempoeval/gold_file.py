@@ -21,6 +21,7 @@ import json
 import json.decoder
 import json.scanner
 import numbers
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,9 @@ def read_tree(path: Path) -> Any:
     except SourceProblem as problem:
         raise GoldSetError(located(path, problem.line, problem.message)) from None
     if not isinstance(tree, LineDict):
-        hint = " (for a TREC qrels file use GoldSet.from_trec_qrels)" if isinstance(tree, str) else ""
+        hint = ""
+        if isinstance(tree, str):
+            hint = " (for a TREC qrels file use GoldSet.from_trec_qrels)"
         raise GoldSetError(
             located(
                 path,
@@ -87,7 +90,7 @@ def read_tree(path: Path) -> Any:
 
 
 def read_text(path: Path, error: type[Exception]) -> str:
-    """The file as text. A UTF-8 byte-order mark is dropped; any other non-UTF-8 byte is an error."""
+    """The file as text. A UTF-8 byte-order mark is dropped; other non-UTF-8 bytes are errors."""
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")
@@ -103,6 +106,8 @@ def read_text(path: Path, error: type[Exception]) -> str:
 
 # -- YAML -------------------------------------------------------------------------------------------
 
+_EMPTY = "the file is empty; a gold set needs 'version: 1' and 'queries:'"
+MAX_DEPTH = 100  # a gold set nests 5 levels; far deeper is a broken or hostile file
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PLAIN_COLLECTION_TAGS = (None, "!", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map")
 
@@ -143,12 +148,13 @@ class _YamlBuilder:
     def __init__(self, loader: Any, yaml: Any) -> None:
         self.loader = loader
         self.yaml = yaml
+        self.depth = 0
 
     def document(self) -> Any:
         loader, yaml = self.loader, self.yaml
         loader.get_event()  # StreamStartEvent
         if loader.check_event(yaml.StreamEndEvent):
-            raise SourceProblem(1, "the file is empty; a gold set needs 'version: 1' and 'queries:'")
+            raise SourceProblem(1, _EMPTY)
         loader.get_event()  # DocumentStartEvent
         root = self.node()
         loader.get_event()  # DocumentEndEvent
@@ -160,7 +166,7 @@ class _YamlBuilder:
                 "(remove the '---' separator or split the file)",
             )
         if root is None:
-            raise SourceProblem(1, "the file is empty; a gold set needs 'version: 1' and 'queries:'")
+            raise SourceProblem(1, _EMPTY)
         return root
 
     def node(self) -> Any:
@@ -185,9 +191,15 @@ class _YamlBuilder:
             raise SourceProblem(
                 line, f"YAML tag {event.tag!r} is not allowed in a gold set; remove the tag"
             )
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise SourceProblem(line, f"nested more than {MAX_DEPTH} levels deep: not a gold set")
         if isinstance(event, yaml.SequenceStartEvent):
-            return self.sequence(line)
-        return self.mapping(line)
+            collection: Any = self.sequence(line)
+        else:
+            collection = self.mapping(line)
+        self.depth -= 1
+        return collection
 
     def scalar(self, event: Any, line: int) -> Any:
         loader, yaml = self.loader, self.yaml
@@ -265,7 +277,7 @@ def json_tree(text: str) -> Any:
     """The JSON document in ``text`` as a LineDict/LineList tree. Raises SourceProblem."""
     if not text.strip():
         raise SourceProblem(1, "the file is empty; expected a JSON object")
-    newlines = [index for index, char in enumerate(text) if char == "\n"]
+    newlines = [match.start() for match in re.finditer("\n", text)]
 
     def line_at(offset: int) -> int:
         return bisect.bisect_left(newlines, offset) + 1
@@ -292,8 +304,16 @@ def json_tree(text: str) -> Any:
             position -= 1
         return line_at(position)
 
+    depth = [0]
+
+    def enter(start: int) -> None:
+        depth[0] += 1
+        if depth[0] > MAX_DEPTH:
+            raise SourceProblem(line_at(start - 1), f"nested more than {MAX_DEPTH} levels deep")
+
     def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, *rest: Any) -> Any:
         _, start = s_and_end
+        enter(start)
         starts: list[int] = []
         memo = rest[2] if len(rest) > 2 and rest[2] is not None else {}
         pairs, end = json.decoder.JSONObject(
@@ -309,15 +329,18 @@ def json_tree(text: str) -> Any:
                 )
             mapping[key] = value
             mapping.key_lines[key] = line
+        depth[0] -= 1
         return mapping, end
 
     def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> Any:
         _, start = s_and_end
+        enter(start)
         starts: list[int] = []
         items, end = json.decoder.JSONArray(s_and_end, recording(scan_once, starts))
         out = LineList(items)
         out.line = line_at(start - 1)
         out.item_lines = [line_at(index) for index in starts]
+        depth[0] -= 1
         return out, end
 
     decoder = json.JSONDecoder(parse_constant=_Constant)
@@ -404,7 +427,9 @@ def _check_keys(mapping: LineDict, allowed: tuple[str, ...], path: str, owner: s
     for key in mapping:
         if key not in allowed:
             raise GoldSetError(
-                located(path, mapping.key_lines.get(key), f"{owner}: {did_you_mean(str(key), allowed)}")
+                located(
+                    path, mapping.key_lines.get(key), f"{owner}: {did_you_mean(str(key), allowed)}"
+                )
             )
 
 
@@ -413,7 +438,9 @@ def _identifier(value: Any, path: str, line: int | None, what: str) -> str:
         raise GoldSetError(located(path, line, f"{what} is missing: the value is empty"))
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         hint = "; quote it" if isinstance(value, (bool, float)) else ""
-        raise GoldSetError(located(path, line, f"{what} must be a string, got {_shown(value)}{hint}"))
+        raise GoldSetError(
+            located(path, line, f"{what} must be a string, got {_shown(value)}{hint}")
+        )
     text = value.source if isinstance(value, SourceInt) else str(value)
     if not text.strip() or text != text.strip():
         raise GoldSetError(

@@ -224,7 +224,9 @@ def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
 
 
 def did_you_mean(key: str, allowed: tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(key, allowed, n=1)
+    # Case-insensitive, so "ID" and "Relevant" find their key too.
+    lowered = {name.lower(): name for name in allowed}
+    close = [lowered[match] for match in difflib.get_close_matches(key.lower(), lowered, n=1)]
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return f"unknown key {key!r}{hint} (allowed: {', '.join(allowed)})"
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .columns import HashIndex, decode_ids, id_words
+from .columns import HashIndex, decode_ids, id_words, match_within_groups
 from .errors import MetricError, RunError, located
 from .focus_time import FocusTime
 
@@ -97,10 +97,8 @@ def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1) ->
     alignment = align(run, gold)
     rows = ranked_rows(run, alignment, depth)
     valid = rows >= 0
-    flat_rows = rows[valid]
     judgments = gold.judgments
-    gold_of_row = np.broadcast_to(np.arange(rows.shape[0])[:, None], rows.shape)[valid]
-    found = gold.judgment_index.find(run._doc_words[flat_rows], gold_of_row)
+    found = _judgment_of_rows(run, gold, alignment)[rows[valid]]
     relevance = np.zeros(rows.shape, dtype=np.float64)
     judged = np.zeros(rows.shape, dtype=bool)
     grades = judgments.values
@@ -115,6 +113,45 @@ def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1) ->
         judgments.keys, rows, relevance, judged, relevance >= relevance_level, ideal, n_relevant, excluded,
         alignment.run_of_gold < 0,
     )
+
+
+def _judgment_of_rows(run: Run, gold: GoldSet, alignment: Alignment) -> np.ndarray:
+    """Row of the gold judgment table for every run row (-1: unjudged). Cached on the run.
+
+    Short judgment lists (the usual case) are matched by comparing ids within each query; long ones
+    (hundreds of judgments per query) through the gold set's hash index.
+    """
+    key = ("judgments", id(gold))
+    cached = run._cache.get(key)
+    if cached is not None and cached[0] is gold:
+        return cached[1]
+    table, judgments = run.table, gold.judgments
+    gold_of_run = np.full(len(table.keys), -1, dtype=np.int64)
+    present = alignment.run_of_gold >= 0
+    gold_of_run[alignment.run_of_gold[present]] = np.flatnonzero(present)
+    judged_lengths = np.where(gold_of_run >= 0, judgments.lengths[np.maximum(gold_of_run, 0)], 0)
+    comparisons = int((table.lengths * judged_lengths).sum())
+    if comparisons <= 64 * max(1, table.doc_ids.size):
+        starts = judgments.offsets[np.maximum(gold_of_run, 0)]
+        right_offsets = np.stack((starts, starts + judged_lengths), axis=1).ravel()
+        found = _match_ragged(table.offsets, run._doc_words, right_offsets, id_words(judgments.doc_ids))
+    else:
+        found = gold.judgment_index.find(run._doc_words, np.repeat(gold_of_run, table.lengths))
+    run._cache[key] = (gold, found)
+    return found
+
+
+def _match_ragged(left_offsets: np.ndarray, left_words: np.ndarray, right_bounds: np.ndarray, right_words: np.ndarray) -> np.ndarray:
+    """:func:`match_within_groups` where right groups are (start, end) pairs into one table."""
+    starts, ends = right_bounds[0::2], right_bounds[1::2]
+    lengths = ends - starts
+    # Gather each group's judgments into group order so offsets are contiguous.
+    order = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    if order.size == 0:
+        return np.full(left_words.shape[0], -1, dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    matched = match_within_groups(left_offsets, left_words, offsets, right_words[order])
+    return np.where(matched >= 0, order[np.maximum(matched, 0)], -1)
 
 
 def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -> np.ndarray:

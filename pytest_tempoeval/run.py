@@ -19,8 +19,8 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from functools import cached_property
 from numbers import Real
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,27 +39,12 @@ TREC_RUN_FORMAT = "qid Q0 docid rank score tag"
 class Run(Mapping[str, list[str]]):
     """Ranked doc ids per query. Behaves as a read-only mapping ``query id -> [doc ids in rank order]``."""
 
-    def __init__(self, rankings: Mapping[Any, Iterable[Any]] | Run, *, source: str = "<run>") -> None:
+    def __init__(self, rankings: Mapping[Any, Any] | Run, *, source: str = "<run>") -> None:
         if isinstance(rankings, Run):
             self.__dict__.update(rankings.__dict__)
             return
-        if not isinstance(rankings, Mapping):
-            raise RunError(f"{source}: a run is a mapping of query id -> ranked results, got {type(rankings).__name__}")
-        if not rankings:
-            raise RunError(f"{source}: the run is empty: it has no queries")
-        keys: list[str] = []
-        groups: list[list[str]] = []
-        scores: list[list[float]] = []
-        texts: dict[str, str] = {}
-        any_scored = False
-        for raw_query, results in rankings.items():
-            query_id = _check_id(raw_query, f"{source}: query id")
-            docs, doc_scores, scored = _read_ranking(query_id, results, texts, source)
-            any_scored |= scored
-            keys.append(query_id)
-            groups.append(docs)
-            scores.append(doc_scores)
-        self._init_table(_ragged_from_python(keys, groups, scores, any_scored), texts, source, any_scored)
+        table, texts, scored = _table_from_python(rankings, source)
+        self._init_table(table, texts, source, scored)
 
     def _init_table(self, table: Ragged, texts: dict[str, str], source: str, scored: bool, lines: Any = None) -> None:
         self._table = table
@@ -78,31 +63,56 @@ class Run(Mapping[str, list[str]]):
         path = Path(path)
         if not path.is_file():
             raise RunError(f"{path}: no such run file")
+        if path.stat().st_size == 0:
+            raise RunError(
+                located(
+                    path,
+                    1,
+                    f"the run file is empty; expected TREC run lines '{TREC_RUN_FORMAT}' "
+                    '(or, in a .json file, an object like {"q1": ["d3", "d1"]})',
+                )
+            )
         if path.suffix.lower() == ".json":
             return cls.from_json(path)
         return cls.from_trec(path)
 
     @classmethod
     def from_json(cls, path: str | Path) -> Run:
-        """JSON ``{"q1": ["d1", ...]}``, ``{"q1": {"d1": 12.5, ...}}`` or ``{"q1": [["d1", 12.5], ...]}``."""
+        """JSON ``{"q1": ["d1", ...]}``, ``{"q1": {"d1": 12.5, ...}}`` or ``{"q1": [["d1", 12.5], ...]}``.
+
+        Errors name the line of the offending result (or of its query). Duplicate keys, which
+        ``json.loads`` would silently drop, are errors too.
+        """
+        from .gold_file import LineDict, read_text
+
         path = Path(path)
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, RunError)
         try:
-            data = json.loads(text, parse_constant=_reject_constant)
-        except json.JSONDecodeError as error:
-            raise RunError(located(path, error.lineno, f"invalid JSON: {error.msg}")) from None
-        except ValueError as error:
-            raise RunError(located(path, None, str(error))) from None
+            # Fast path: the C parser. Line numbers are only needed when something is wrong.
+            data: Any = json.loads(
+                text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant
+            )
+        except (ValueError, RecursionError, _DuplicateKey):
+            data = _json_with_lines(path, text)  # raises the error with its line
         if not isinstance(data, dict):
-            raise RunError(located(path, 1, "a JSON run is an object mapping query id -> ranked results"))
-        normalized = {
-            query: list(results.items()) if isinstance(results, dict) else results for query, results in data.items()
-        }
+            raise RunError(
+                located(
+                    path,
+                    getattr(_json_with_lines(path, text), "line", None) or 1,
+                    "a JSON run is an object mapping query id -> ranked results, "
+                    '{"q1": ["d3", "d1"]} or {"q1": {"d3": 12.5, "d1": 9.0}}',
+                )
+            )
         try:
-            return cls(normalized, source="")
+            table, texts, scored = _table_from_python(data, "")
         except RunError as error:
-            line = _json_line(text, getattr(error, "query_id", None))
-            raise RunError(located(path, line, str(error).removeprefix(": "))) from None
+            tree = data if isinstance(data, LineDict) else _json_with_lines(path, text)
+            query_id, rank = getattr(error, "query_id", None), getattr(error, "rank", None)
+            line = _json_line(tree, query_id, rank) or tree.line
+            raise RunError(located(path, line, getattr(error, "detail", str(error)))) from None
+        run = cls.__new__(cls)
+        run._init_table(table, texts, str(path), scored)
+        return run
 
     @classmethod
     def from_trec(cls, path: str | Path) -> Run:
@@ -118,27 +128,57 @@ class Run(Mapping[str, list[str]]):
     def from_retriever(
         cls, retrieve: Callable[..., Iterable[Any]], gold: GoldSet, k: int | None = None
     ) -> Run:
-        """Call ``retrieve(query_text)`` for every gold query and keep the first ``k`` results.
+        """Call ``retrieve(query_text)`` for every gold query and keep the top ``k`` results.
 
-        ``retrieve`` may return ids, ``(id, score)`` or ``(id, text)`` pairs, or dicts with ``id`` and
-        optional ``score``/``text``. If it accepts a ``k`` keyword argument, ``k`` is passed to it.
+        ``retrieve`` may return ids, ``(id, score)`` or ``(id, text)`` pairs, dicts with ``id`` and
+        optional ``score``/``text``, or a ``{id: score}`` mapping. If it accepts a ``k`` keyword
+        argument, ``k`` is passed to it. Scored results are put in trec_eval's order (score
+        descending, ties by doc id descending) before the top ``k`` are kept.
         """
         from .metrics import check_k
 
         k = check_k(k if k is not None else gold.k or 10)
         takes_k = _accepts_keyword(retrieve, "k")
-        rankings: dict[str, list[Any]] = {}
+        name = getattr(retrieve, "__name__", None) or repr(retrieve)
+        source = f"retriever {name!r}"
+        rankings: dict[str, Any] = {}
+        texts: dict[str, str] = {}
         for query in gold.queries.values():
             if query.text is None:
                 raise RunError(
-                    located(gold.path, query.line, f"query {query.id!r} has no text to send to the retriever")
+                    located(
+                        gold.path,
+                        query.line,
+                        f"query {query.id!r} has no text to send to the retriever; give it a "
+                        "'text:' or build the run another way (Run({...}), Run.load(path))",
+                    )
                 )
             try:
                 results = retrieve(query.text, k=k) if takes_k else retrieve(query.text)
+                if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
+                    results = list(results)  # a generator runs retriever code too
             except Exception as error:
-                raise RunError(f"the retriever failed on query {query.id!r} ({query.text!r}): {error!r}") from error
-            rankings[query.id] = [_from_retriever_item(item, query.id) for item in list(results)[:k]]
-        return cls(rankings, source=f"retriever {getattr(retrieve, '__name__', retrieve)!r}")
+                raise RunError(
+                    f"{source} failed on query {query.id!r} ({query.text!r}): {error!r}; "
+                    "fix the retriever (the original exception is chained below)"
+                ) from error
+            if isinstance(results, Mapping):
+                rankings[query.id] = results
+                continue
+            if not isinstance(results, list):
+                raise RunError(
+                    f"{source} returned {type(results).__name__} {results!r:.80} for query "
+                    f"{query.id!r}; it must return a list of ids, (id, score) pairs, dicts with "
+                    "'id', or a {id: score} mapping"
+                )
+            rankings[query.id] = [
+                _from_retriever_item(item, query.id, rank, texts, source)
+                for rank, item in enumerate(results, start=1)
+            ]
+        table, texts, scored = _table_from_python(rankings, source, limit=k, texts=texts)
+        run = cls.__new__(cls)
+        run._init_table(table, texts, source, scored)
+        return run
 
     # -- mapping interface ------------------------------------------------------------------------
 
@@ -185,8 +225,19 @@ class Run(Mapping[str, list[str]]):
         return int(self._lines[self._table.offsets[self._query_position[query_id]]])
 
     def to_trec(self, path: str | Path, tag: str = "tempoeval") -> None:
-        """Write a TREC run file. Unscored runs get descending scores that keep their order."""
-        with Path(path).open("w", encoding="utf-8") as out:
+        """Write a TREC run file (``qid Q0 docid rank score tag``) that :meth:`load` reads back.
+
+        Unscored runs get descending scores that keep their order. Scores are written with
+        ``repr`` (shortest exact form), so they read back bit for bit. A query with an empty
+        ranking has no line to write and is absent from the file, as in any TREC run. Ids with
+        whitespace or control characters cannot be written (they would split the line): RunError.
+        """
+        _check_trec_token(tag, "tag")
+        for query_id in self:
+            _check_trec_token(query_id, "query id")
+            for doc in self[query_id]:
+                _check_trec_token(doc, f"doc id (query {query_id!r})")
+        with Path(path).open("w", encoding="utf-8", newline="\n") as out:
             for query_id in self:
                 docs = self[query_id]
                 scores = self.scores(query_id) or [float(len(docs) - rank) for rank in range(len(docs))]
@@ -195,100 +246,276 @@ class Run(Mapping[str, list[str]]):
                     for rank, (doc, score) in enumerate(zip(docs, scores), start=1)
                 )
 
-    @cached_property
+    @property
     def _doc_words(self) -> np.ndarray:
-        from .columns import id_words
-
-        return id_words(self._table.doc_ids)
+        return self._table.words
 
 
 # -- helpers ------------------------------------------------------------------------------------------
 
 
-def _check_id(value: Any, what: str) -> str:
+def _run_error(
+    source: str, detail: str, query_id: str | None = None, rank: int | None = None
+) -> RunError:
+    """A RunError ``source: detail`` that remembers where it happened (JSON files find the line)."""
+    error = RunError(f"{source}: {detail}" if source else detail)
+    error.detail = detail  # type: ignore[attr-defined]
+    error.query_id = query_id  # type: ignore[attr-defined]
+    error.rank = rank  # type: ignore[attr-defined]
+    return error
+
+
+def _id_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a query or doc id, or None when it can."""
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise RunError(f"{what} must be a string, got {value!r} ({type(value).__name__})")
+        return f"must be a string, got {value!r} ({type(value).__name__})"
     text = str(value)
-    if not text or text != text.strip() or "\x00" in text:
-        raise RunError(f"{what} {value!r} is empty or has surrounding whitespace or a NUL byte")
-    return text
+    if not text:
+        return "is empty"
+    if text != text.strip():
+        return f"{text!r} has leading or trailing whitespace"
+    if any(ord(char) < 32 or ord(char) == 127 for char in text):
+        return f"{text!r} contains a control character"
+    return None
+
+
+def _table_from_python(
+    rankings: Any, source: str, limit: int | None = None, texts: dict[str, str] | None = None
+) -> tuple[Ragged, dict[str, str], bool]:
+    """Validate rankings given as Python data; the columnar table in trec_eval's order."""
+    if not isinstance(rankings, Mapping):
+        raise _run_error(
+            source,
+            f"a run is a mapping of query id -> ranked results, got {type(rankings).__name__}",
+        )
+    if not rankings:
+        raise _run_error(source, "the run is empty: it has no queries; add at least one ranking")
+    keys: list[str] = []
+    groups: list[list[str]] = []
+    scores: list[list[float]] = []
+    texts = {} if texts is None else texts
+    scored_query: str | None = None
+    unscored_query: str | None = None
+    seen_queries: dict[str, Any] = {}
+    for raw_query, results in rankings.items():
+        problem = _id_problem(raw_query)
+        if problem:
+            raise _run_error(source, f"query id {problem}", query_id=str(raw_query))
+        query_id = str(raw_query)
+        if query_id in seen_queries:
+            raise _run_error(
+                source,
+                f"query id {query_id!r} appears twice (keys {seen_queries[query_id]!r} and "
+                f"{raw_query!r}); merge the two rankings",
+                query_id=query_id,
+            )
+        seen_queries[query_id] = raw_query
+        docs, doc_scores, scored = _read_ranking(query_id, results, texts, source)
+        if docs:
+            if scored:
+                scored_query = scored_query or query_id
+            else:
+                unscored_query = unscored_query or query_id
+            if scored_query is not None and unscored_query is not None:
+                raise _run_error(
+                    source,
+                    f"query {scored_query!r} has scored results but query {unscored_query!r} "
+                    "does not; give every result a score, or none",
+                    query_id=query_id,
+                )
+        keys.append(query_id)
+        groups.append(docs)
+        scores.append(doc_scores)
+    scored = scored_query is not None
+    table = _ragged_from_python(keys, groups, scores, scored, limit)
+    if limit is not None and texts:
+        from .columns import decode_ids
+
+        kept = set(decode_ids(table.doc_ids))
+        texts = {doc: text for doc, text in texts.items() if doc in kept}
+    return table, texts, scored
 
 
 def _read_ranking(
-    query_id: str, results: Iterable[Any], texts: dict[str, str], source: str
+    query_id: str, results: Any, texts: dict[str, str], source: str
 ) -> tuple[list[str], list[float], bool]:
-    try:
-        return _read_ranking_items(query_id, results, texts, source)
-    except RunError as error:
-        error.query_id = query_id  # type: ignore[attr-defined]  # lets JSON loading find the line
-        raise
-
-
-def _read_ranking_items(
-    query_id: str, results: Iterable[Any], texts: dict[str, str], source: str
-) -> tuple[list[str], list[float], bool]:
-    if isinstance(results, (str, bytes)) or not isinstance(results, Iterable):
-        raise RunError(f"{source}: query {query_id!r}: results must be a list, got {type(results).__name__}")
+    """Doc ids, their scores (empty when unscored) and whether the ranking is scored."""
+    if isinstance(results, Mapping):
+        items: list[Any] = list(results.items())
+        for rank, (doc, score) in enumerate(items, start=1):
+            if isinstance(score, bool) or not isinstance(score, Real):
+                raise _run_error(
+                    source,
+                    f"query {query_id!r}: score {score!r} of doc {doc!r} is not a number; a "
+                    "{doc id: score} mapping needs numeric scores",
+                    query_id,
+                    rank,
+                )
+    elif isinstance(results, (str, bytes)) or not isinstance(results, Iterable):
+        raise _run_error(
+            source,
+            f"query {query_id!r}: results must be a list of doc ids, (doc id, score) or "
+            f"(doc id, text) pairs, or a {{doc id: score}} mapping, got {type(results).__name__}",
+            query_id,
+        )
+    else:
+        items = list(results)
+    if all(type(item) is str for item in items):  # the common case: plain ids, checked fast
+        for rank, doc_id in enumerate(items, start=1):
+            if _PLAIN_ID.fullmatch(doc_id) is None:
+                _check_doc_id(doc_id, query_id, rank, source)
+        if len(set(items)) != len(items):
+            _first_duplicate(items, query_id, source)
+        return items, [], False
     docs: list[str] = []
     scores: list[float] = []
-    seen: set[str] = set()
-    for rank, item in enumerate(results, start=1):
-        where = f"{source}: query {query_id!r}, rank {rank}"
+    first_rank: dict[str, int] = {}
+    kinds: set[str] = set()
+    for rank, item in enumerate(items, start=1):
         if isinstance(item, (tuple, list)) and len(item) == 2:
-            doc_id = _check_id(item[0], f"{where}: doc id")
-            second = item[1]
+            raw_doc, second = item
             if isinstance(second, str):
-                _remember_text(texts, doc_id, second, where)
+                kinds.add("text")
             elif isinstance(second, Real) and not isinstance(second, bool):
+                kinds.add("score")
                 if not math.isfinite(second):
-                    raise RunError(f"{where}: doc {doc_id!r} has score {second!r}; scores must be finite numbers")
-                scores.append(float(second))
+                    raise _run_error(
+                        source,
+                        f"query {query_id!r}, rank {rank}: doc {raw_doc!r} has score {second!r}; "
+                        "scores must be finite numbers",
+                        query_id,
+                        rank,
+                    )
             else:
-                raise RunError(f"{where}: expected (doc id, score) or (doc id, text), got {item!r}")
+                raise _run_error(
+                    source,
+                    f"query {query_id!r}, rank {rank}: expected (doc id, score) or "
+                    f"(doc id, text), got {item!r}",
+                    query_id,
+                    rank,
+                )
         else:
-            doc_id = _check_id(item, f"{where}: doc id")
-        if doc_id in seen:
-            raise RunError(f"{where}: doc {doc_id!r} appears twice in the ranking of query {query_id!r}")
-        seen.add(doc_id)
+            raw_doc, second = item, None
+            kinds.add("id")
+        if type(raw_doc) is not str or _PLAIN_ID.fullmatch(raw_doc) is None:
+            _check_doc_id(raw_doc, query_id, rank, source)
+        doc_id = str(raw_doc)
+        if doc_id in first_rank:
+            _first_duplicate([*docs, doc_id], query_id, source)
+        if "score" in kinds and len(kinds) > 1:
+            raise _run_error(
+                source,
+                f"query {query_id!r}, rank {rank}: some results of query {query_id!r} have "
+                "scores and some do not; give every result a score, or none",
+                query_id,
+                rank,
+            )
+        if isinstance(second, str):
+            previous = texts.setdefault(doc_id, second)
+            if previous != second:
+                raise _run_error(
+                    source,
+                    f"query {query_id!r}, rank {rank}: doc {doc_id!r} comes with two different "
+                    "texts in this run",
+                    query_id,
+                    rank,
+                )
+        elif second is not None:
+            scores.append(float(second))
+        first_rank[doc_id] = rank
         docs.append(doc_id)
-    if scores and len(scores) != len(docs):
-        raise RunError(f"{source}: query {query_id!r}: some results have scores and some do not")
     return docs, scores, bool(scores)
 
 
-def _remember_text(texts: dict[str, str], doc_id: str, text: str, where: str) -> None:
-    previous = texts.setdefault(doc_id, text)
-    if previous != text:
-        raise RunError(f"{where}: doc {doc_id!r} comes with two different texts in this run")
+# An id as it usually is: not empty, no surrounding whitespace, no control characters. Anything
+# else goes through _id_problem for the exact complaint.
+_PLAIN_ID = re.compile(r"(?!\s)[^\x00-\x1f\x7f]+(?<!\s)")
 
 
-def _ragged_from_python(keys: list[str], groups: list[list[str]], scores: list[list[float]], scored: bool) -> Ragged:
+def _check_doc_id(value: Any, query_id: str, rank: int, source: str) -> None:
+    problem = _id_problem(value)
+    if problem:
+        raise _run_error(
+            source, f"query {query_id!r}, rank {rank}: doc id {problem}", query_id, rank
+        )
+
+
+def _first_duplicate(docs: list[str], query_id: str, source: str) -> None:
+    first_rank: dict[str, int] = {}
+    for rank, doc_id in enumerate(docs, start=1):
+        if doc_id in first_rank:
+            raise _run_error(
+                source,
+                f"query {query_id!r}, rank {rank}: doc {doc_id!r} appears twice in the ranking of "
+                f"query {query_id!r} (first at rank {first_rank[doc_id]}); trec_eval rejects "
+                "duplicate documents",
+                query_id,
+                rank,
+            )
+        first_rank[doc_id] = rank
+
+
+def _ragged_from_python(
+    keys: list[str],
+    groups: list[list[str]],
+    scores: list[list[float]],
+    scored: bool,
+    limit: int | None = None,
+) -> Ragged:
     import numpy as np
 
     from .columns import ragged_from_lists
 
     if not scored:
+        if limit is not None:
+            groups = [group[:limit] for group in groups]
         return ragged_from_lists(keys, groups, [[0.0] * len(group) for group in groups], np.float64)
     for index, (docs, doc_scores) in enumerate(zip(groups, scores)):
-        if not doc_scores and docs:
-            raise RunError(f"query {keys[index]!r} has unscored results in a scored run")
         # trec_eval order: score descending, then doc id descending (byte order of UTF-8 = strcmp).
-        ranked = sorted(zip(doc_scores, (doc.encode() for doc in docs)), reverse=True)
+        ranked = sorted(zip(doc_scores, (doc.encode() for doc in docs)), reverse=True)[:limit]
         groups[index] = [doc.decode() for _, doc in ranked]
         scores[index] = [score for score, _ in ranked]
     return ragged_from_lists(keys, groups, scores, np.float64)
 
 
-def _from_retriever_item(item: Any, query_id: str) -> Any:
-    if isinstance(item, Mapping):
-        if "id" not in item:
-            raise RunError(f"query {query_id!r}: the retriever returned a dict without an 'id': {item!r}")
-        if "text" in item:
-            return (item["id"], item["text"])
-        if "score" in item:
-            return (item["id"], item["score"])
-        return item["id"]
-    return item
+def _from_retriever_item(
+    item: Any, query_id: str, rank: int, texts: dict[str, str], source: str
+) -> Any:
+    """A retriever result as Run() takes it. A dict's text is recorded here: it keeps its score."""
+    if not isinstance(item, Mapping):
+        return item
+    if "id" not in item:
+        raise _run_error(
+            source,
+            f"query {query_id!r}, rank {rank}: the retriever returned a dict without an 'id': "
+            f"{item!r:.200}; results are dicts with 'id' and optional 'score' and 'text'",
+            query_id,
+            rank,
+        )
+    doc_id, score, text = item["id"], item.get("score"), item.get("text")
+    if text is not None:
+        if not isinstance(text, str):
+            raise _run_error(
+                source,
+                f"query {query_id!r}, rank {rank}: 'text' of doc {doc_id!r} must be a string, "
+                f"got {type(text).__name__}",
+                query_id,
+                rank,
+            )
+        if score is None:
+            return (doc_id, text)
+        problem = _id_problem(doc_id)
+        if problem is None:
+            previous = texts.setdefault(str(doc_id), text)
+            if previous != text:
+                raise _run_error(
+                    source,
+                    f"query {query_id!r}, rank {rank}: doc {doc_id!r} comes with two different "
+                    "texts in this run",
+                    query_id,
+                    rank,
+                )
+    return doc_id if score is None else (doc_id, score)
 
 
 def _accepts_keyword(function: Callable[..., Any], name: str) -> bool:
@@ -296,16 +523,56 @@ def _accepts_keyword(function: Callable[..., Any], name: str) -> bool:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return False
-    return any(p.name == name or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    return any(
+        (p.name == name and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        or p.kind is inspect.Parameter.VAR_KEYWORD
+        for p in parameters
+    )
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a valid score: scores must be finite numbers")
+def _check_trec_token(value: str, what: str) -> None:
+    if not value or any(char.isspace() or ord(char) < 32 or ord(char) == 127 for char in value):
+        raise RunError(
+            f"cannot write {what} {value!r} to a TREC run file: TREC fields are separated by "
+            "whitespace, so ids and the tag must be non-empty and contain no whitespace or "
+            "control characters; rename it, or save the run as JSON"
+        )
 
 
-def _json_line(text: str, query_id: str | None) -> int | None:
-    """Line of a query's key in a JSON file (the json module keeps no positions after parsing)."""
-    if query_id is None:
+class _DuplicateKey(Exception):
+    """A JSON object with a repeated key (json.loads would silently keep the last one)."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise _DuplicateKey
+    return mapping
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+def _json_with_lines(path: Path, text: str) -> Any:
+    """Parse again keeping line numbers; a syntax error becomes a RunError with its line."""
+    from .gold_file import SourceProblem, json_tree
+
+    try:
+        return json_tree(text)
+    except SourceProblem as problem:
+        raise RunError(located(path, problem.line, problem.message)) from None
+
+
+def _json_line(data: Any, query_id: str | None, rank: int | None) -> int | None:
+    """Line of the offending result (or of its query) in a JSON run parsed with line numbers."""
+    if query_id is None or query_id not in data:
         return None
-    position = text.find(json.dumps(query_id))
-    return text.count("\n", 0, position) + 1 if position >= 0 else None
+    results = data[query_id]
+    if rank is not None:
+        lines = getattr(results, "item_lines", None)
+        if lines is None and hasattr(results, "key_lines"):
+            lines = list(results.key_lines.values())
+        if lines is not None and 0 < rank <= len(lines) and lines[rank - 1] is not None:
+            return lines[rank - 1]
+    return data.key_lines.get(query_id)

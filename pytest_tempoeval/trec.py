@@ -12,8 +12,8 @@ of a second, so the common layout (one blank between fields) is read with stride
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -34,44 +34,119 @@ _KEEP = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], dtyp
 class TrecFields:
     """Selected fields of a whitespace-separated file, one row per non-blank line."""
 
-    words: dict[int, np.ndarray]  # field -> (rows, n_words) uint64 id words
-    widths: dict[int, int]  # field -> longest value in bytes
+    words: dict[int, np.ndarray]  # id field -> (rows, n_words) uint64 id words
+    widths: dict[int, int]  # id field -> longest value in bytes
+    numbers: dict[int, np.ndarray]  # numeric field -> parsed values
     line_numbers: np.ndarray  # 1-based line number of each row, for error messages
 
     def text(self, field: int) -> np.ndarray:
-        """The field as an ``S`` array."""
-        return self._texts[field]
-
-    @cached_property
-    def _texts(self) -> dict[int, np.ndarray]:
+        """An id field as an ``S`` array."""
         from .columns import words_to_ids
 
-        return {field: words_to_ids(words, self.widths[field]) for field, words in self.words.items()}
+        return words_to_ids(self.words[field], self.widths[field])
 
 
-def read_fields(path: Path, n_fields: int, wanted: tuple[int, ...], error: type[Exception], what: str) -> TrecFields:
-    """Read a file of lines with exactly ``n_fields`` blank-separated fields; keep ``wanted`` ones.
+Parser = Callable[[np.ndarray], np.ndarray]  # ``S`` array -> values; ValueError(row) when a row is bad
 
-    Blank lines are skipped. Any other line with a different field count raises ``error`` naming the
-    file, the line and what a line should look like.
+BLOCK_BYTES = 1 << 24  # 16 MiB of lines at a time: a block's temporaries are reused, not page-faulted anew
+
+
+def read_fields(
+    path: Path,
+    n_fields: int,
+    ids: tuple[int, ...],
+    numbers: dict[int, tuple[str, Parser, str]],
+    error: type[Exception],
+    what: str,
+) -> TrecFields:
+    """Read a file of lines with exactly ``n_fields`` blank-separated fields.
+
+    ``ids`` fields come back as id words; ``numbers`` fields (``field -> (name, parser, what a
+    valid value is)``) parsed.
+    Blank lines are skipped. Any other line with a different field count, a field that does not
+    parse, or a control byte raises ``error`` naming the file and the line.
     """
     buf, size = _read_padded(Path(path))
     if size == 0:
-        raise error(located(path, None, f"the {what} file is empty"))
-    blanks = np.flatnonzero(buf[:size] <= 32)
-    layout = _regular_layout(buf, size, blanks, n_fields)
+        raise error(located(path, 1, f"the file is empty; expected lines of {what}"))
+    if buf[:3].tobytes() == b"\xef\xbb\xbf":
+        raise error(located(path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"))
+    blocks: list[TrecFields] = []
+    first_line = 1
+    for start, end in _line_blocks(buf, size):
+        block, n_newlines = _read_block(buf, start, end, first_line, n_fields, ids, numbers, path, error, what)
+        blocks.append(block)
+        first_line += n_newlines
+    fields = _concatenate(blocks)
+    if fields.line_numbers.size == 0:
+        raise error(located(path, 1, f"the file is empty (only blank lines); expected lines of {what}"))
+    return fields
+
+
+def _read_block(
+    buf: np.ndarray, start: int, end: int, first_line: int, n_fields: int, ids: tuple[int, ...],
+    numbers: dict[int, tuple[str, Parser, str]], path: Path, error: type[Exception], what: str,
+) -> tuple[TrecFields, int]:
+    """One block of whole lines; also returns how many newlines it held (to number the next block)."""
+    blanks = np.flatnonzero(buf[start:end] <= 32)
+    blanks += start
+    layout = _regular_layout(buf, start, end, blanks, n_fields, first_line)
     if layout is None:
-        layout = _general_layout(buf, size, blanks, n_fields, path, error, what)
-    line_numbers, bounds = layout
-    words, widths = {}, {}
-    for field in wanted:
+        layout = _general_layout(buf, start, end, blanks, n_fields, first_line, path, error, what)
+    line_numbers, bounds, n_newlines = layout
+    words, widths, values = {}, {}, {}
+    for field in (*ids, *numbers):
         starts, lengths = bounds[field]
-        widths[field] = int(lengths.max())
-        if widths[field] > _MAX_FIELD_BYTES:
+        width = int(lengths.max(initial=1))
+        if width > _MAX_FIELD_BYTES:
             row = int(np.argmax(lengths))
-            raise error(located(path, int(line_numbers[row]), f"a field of {widths[field]} bytes: the line is not a {what} line"))
-        words[field] = _gather_words(buf, starts, lengths, widths[field])
-    return TrecFields(words, widths, line_numbers)
+            raise error(located(path, int(line_numbers[row]), f"a field of {width} bytes: the line is not a {what} line"))
+        field_words = _gather_words(buf, starts, lengths, width)
+        if field in numbers:
+            name, parse, valid = numbers[field]
+            from .columns import words_to_ids
+
+            text = words_to_ids(field_words, width)
+            try:
+                values[field] = parse(text)
+            except ValueError as problem:
+                row = int(problem.args[0])
+                shown = text[row].decode("utf-8", errors="replace")
+                raise error(located(path, int(line_numbers[row]), f"{name} {shown!r} is not {valid}")) from None
+        else:
+            words[field], widths[field] = field_words, width
+    return TrecFields(words, widths, values, line_numbers), n_newlines
+
+
+def _concatenate(blocks: list[TrecFields]) -> TrecFields:
+    if len(blocks) == 1:
+        return blocks[0]
+    from .columns import widen
+
+    widths = {field: max(block.widths[field] for block in blocks) for field in blocks[0].widths}
+    words = {}
+    for field, width in widths.items():
+        n_words = max(1, -(-width // 8))
+        words[field] = np.concatenate([widen(block.words[field], n_words) for block in blocks])
+    numbers = {field: np.concatenate([block.numbers[field] for block in blocks]) for field in blocks[0].numbers}
+    lines = np.concatenate([block.line_numbers for block in blocks])
+    return TrecFields(words, widths, numbers, lines)
+
+
+def _line_blocks(buf: np.ndarray, size: int) -> list[tuple[int, int]]:
+    """(start, end) byte ranges of about BLOCK_BYTES, each ending just after a newline (or at EOF)."""
+    bounds, start = [], 0
+    while start < size:
+        end = min(start + BLOCK_BYTES, size)
+        while end < size:
+            newline = np.flatnonzero(buf[end : min(end + (1 << 16), size)] == _NEWLINE)
+            if newline.size:
+                end += int(newline[0]) + 1
+                break
+            end = min(end + (1 << 16), size)
+        bounds.append((start, end))
+        start = end
+    return bounds
 
 
 def _read_padded(path: Path) -> tuple[np.ndarray, int]:
@@ -84,65 +159,72 @@ def _read_padded(path: Path) -> tuple[np.ndarray, int]:
 
 
 Bounds = dict[int, tuple[np.ndarray, np.ndarray]]  # field -> (start offsets, lengths)
+Layout = tuple[np.ndarray, Bounds, int]  # line numbers, field bounds, newlines in the block
 
 
-def _regular_layout(buf: np.ndarray, size: int, blanks: np.ndarray, n_fields: int) -> tuple[np.ndarray, Bounds] | None:
+def _regular_layout(
+    buf: np.ndarray, start: int, end: int, blanks: np.ndarray, n_fields: int, first_line: int
+) -> Layout | None:
     """Fast path for the usual file: one space or tab between fields, a newline ending every line.
 
-    Then blank number ``j`` ends token ``j`` and every ``n_fields``-th blank is a newline: field ``f``
-    of every line is read with strided views of ``blanks``, with no array of all tokens. Returns
-    None for anything else (blank lines, CRLF, runs of blanks, control bytes), which takes the
-    general path.
+    Then blank number ``j`` ends token ``j`` and every ``n_fields``-th blank is a newline: field
+    ``f`` of line ``i`` ends at ``blanks[i * n_fields + f]``, and no array of all tokens is built.
+    Returns None for anything else (blank lines, CRLF, runs of blanks, control bytes, a missing
+    final newline), which takes the general path.
     """
-    if blanks.size == 0 or blanks.size % n_fields or buf[0] <= 32 or blanks[-1] != size - 1:
+    if blanks.size == 0 or blanks.size % n_fields or buf[start] <= 32 or blanks[-1] != end - 1:
         return None
     n_lines = blanks.size // n_fields
     separators = buf[blanks].reshape(n_lines, n_fields)
     if not np.all(separators[:, -1] == _NEWLINE):
         return None
     between = separators[:, :-1]
-    if not np.all((between == _SPACE) | (between == _TAB)):
-        return None
-    # Token j is the gap before blank j: its length is the distance from the previous blank, minus 1.
-    lengths = np.diff(blanks, prepend=-1).reshape(n_lines, n_fields)
-    lengths -= 1
-    if not np.all(lengths):  # two blanks in a row: an empty field
+    if not np.all(between == _SPACE) and not np.all((between == _SPACE) | (between == _TAB)):
         return None
     ends = blanks.reshape(n_lines, n_fields)
-    bounds = {field: (ends[:, field] - lengths[:, field], lengths[:, field]) for field in range(n_fields)}
-    return np.arange(1, n_lines + 1), bounds
+    previous = np.empty_like(ends)  # the blank before each token
+    previous[:, 1:] = ends[:, :-1]
+    previous[0, 0] = start - 1
+    previous[1:, 0] = ends[:-1, -1]
+    lengths = ends - previous - 1
+    if not np.all(lengths):  # two blanks in a row: an empty field
+        return None
+    bounds = {field: (previous[:, field] + 1, lengths[:, field]) for field in range(n_fields)}
+    return np.arange(first_line, first_line + n_lines), bounds, n_lines
 
 
 def _general_layout(
-    buf: np.ndarray, size: int, blanks: np.ndarray, n_fields: int, path: Path, error: type[Exception], what: str
-) -> tuple[np.ndarray, Bounds]:
+    buf: np.ndarray, start: int, end: int, blanks: np.ndarray, n_fields: int, first_line: int,
+    path: Path, error: type[Exception], what: str,
+) -> Layout:
     """Any whitespace between fields, blank lines, CRLF, no final newline; errors name the line."""
     blank_bytes = buf[blanks]
     bad = ~_BLANKS[blank_bytes]
     if bad.any():
         position = int(blanks[np.argmax(bad)])
-        line = int(np.count_nonzero(buf[:position] == _NEWLINE)) + 1
+        line = first_line + int(np.count_nonzero(buf[start:position] == _NEWLINE))
         raise error(
             located(path, line, f"control byte 0x{int(buf[position]):02x}: this is not a text file of whitespace-separated fields")
         )
     newlines = blanks[blank_bytes == _NEWLINE]
-    if newlines.size == 0 or newlines[-1] != size - 1:
-        newlines = np.append(newlines, size)  # a last line without its newline still counts
+    n_newlines = newlines.size
+    if newlines.size == 0 or newlines[-1] != end - 1:
+        newlines = np.append(newlines, end)  # a last line without its newline still counts
     # A token fills each gap of more than one byte between consecutive blanks, plus the edges.
-    bounded = np.concatenate(([-1], blanks, [size]))
+    bounded = np.concatenate(([start - 1], blanks, [end]))
     gap = np.flatnonzero(np.diff(bounded) > 1)
     starts, ends = bounded[gap] + 1, bounded[gap + 1]
-    token_line = np.searchsorted(newlines, starts)  # 0-based line index of each token
+    token_line = np.searchsorted(newlines, starts)  # line index of each token within the block
     per_line = np.bincount(token_line, minlength=newlines.size)
     wrong = np.flatnonzero((per_line != 0) & (per_line != n_fields))
     if wrong.size:
         line = int(wrong[0])
         raise error(
-            located(path, line + 1, f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}")
+            located(path, first_line + line, f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}")
         )
     lengths = ends - starts
     bounds = {field: (starts[field::n_fields], lengths[field::n_fields]) for field in range(n_fields)}
-    return np.flatnonzero(per_line) + 1, bounds
+    return first_line + np.flatnonzero(per_line), bounds, n_newlines
 
 
 def _gather_words(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
@@ -204,7 +286,13 @@ def parse_floats(text: np.ndarray) -> np.ndarray:
     values = mantissa / powers[np.where(plain, fraction_digits, 0)]
     np.negative(values, out=values, where=negative)
     for row in np.flatnonzero(~plain).tolist():  # rare: exponents, long mantissas, nan/inf, garbage
-        values[row] = float(text[row].decode("ascii", errors="replace"))
+        try:
+            shown = text[row].decode("ascii")
+            if "_" in shown:  # Python reads "1_0" as 10; C strtod (trec_eval) stops at the "_"
+                raise ValueError(shown)
+            values[row] = float(shown)
+        except (ValueError, UnicodeDecodeError):
+            raise ValueError(row) from None
     return values
 
 

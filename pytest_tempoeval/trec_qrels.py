@@ -8,6 +8,7 @@ import numpy as np
 
 from .columns import Ragged, duplicate_pairs, group_rows
 from .errors import GoldSetError, located
+from .goldset import TREC_QRELS_FORMAT
 from .trec import read_fields
 
 _QUERY, _DOC, _GRADE = 0, 2, 3
@@ -17,7 +18,13 @@ def read_trec_qrels(path: Path) -> tuple[Ragged, np.ndarray]:
     """Judgments grouped by query (in order of first appearance) and the file line of every row."""
     if not path.is_file():
         raise GoldSetError(f"{path}: no such qrels file")
-    fields = read_fields(path, 4, (_QUERY, _DOC, _GRADE), GoldSetError, "TREC qrels: qid iter docid grade")
+    if path.stat().st_size == 0:
+        raise GoldSetError(
+            located(path, 1, f"the qrels file is empty; expected lines '{TREC_QRELS_FORMAT}'")
+        )
+    fields = read_fields(
+        path, 4, ids=(_QUERY, _DOC, _GRADE), numbers={}, error=GoldSetError, what="TREC qrels: qid iter docid grade"
+    )
     lines = fields.line_numbers
     queries, docs, grade_text = fields.text(_QUERY), fields.text(_DOC), fields.text(_GRADE)
     grades = _grades(grade_text, docs, lines, path)
@@ -37,11 +44,42 @@ def read_trec_qrels(path: Path) -> tuple[Ragged, np.ndarray]:
         )
     keys = []
     for index, key in enumerate(grouping.keys):
+        line = int(lines[grouping.offsets[index]])
         try:
             keys.append(key.decode("utf-8"))
         except UnicodeDecodeError:
-            raise GoldSetError(located(path, int(lines[grouping.offsets[index]]), f"query id {key!r} is not UTF-8")) from None
+            raise GoldSetError(
+                located(path, line, f"query id {key!r} is not valid UTF-8: save the file as UTF-8")
+            ) from None
+    if keys and keys[0].startswith("\ufeff"):
+        raise GoldSetError(
+            located(
+                path,
+                int(lines[0]),  # the first group starts with the file's first row
+                "the file starts with a UTF-8 byte-order mark, which would become part of query id "
+                f"{keys[0]!r}; save the file without a BOM",
+            )
+        )
+    _check_utf8(docs, lines, path)
     return Ragged(tuple(keys), grouping.offsets, docs, grades), lines
+
+
+def _check_utf8(docs: np.ndarray, lines: np.ndarray, path: Path) -> None:
+    """Doc ids are decoded when judgments are read: a non-UTF-8 id is an error now, with its line."""
+    if docs.size == 0:
+        return
+    high = np.any(docs.view(np.uint8).reshape(docs.size, -1) >= 0x80, axis=1)
+    for row in np.flatnonzero(high).tolist():  # only ids with non-ASCII bytes need decoding
+        try:
+            docs[row].decode("utf-8")
+        except UnicodeDecodeError:
+            raise GoldSetError(
+                located(
+                    path,
+                    int(lines[row]),
+                    f"doc id {bytes(docs[row])!r} is not valid UTF-8: save the file as UTF-8",
+                )
+            ) from None
 
 
 def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -> np.ndarray:
@@ -54,7 +92,8 @@ def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -
         row = int(error.args[0])
         raise GoldSetError(
             located(path, int(lines[row]), f"grade {text[row].decode(errors='replace')!r} of doc "
-                    f"{docs[row].decode(errors='replace')!r} is not a non-negative integer")
+                    f"{docs[row].decode(errors='replace')!r} is not a non-negative integer; use 0 (judged "
+                    "non-relevant), 1, 2, ...")
         ) from None
     negative = grades < 0
     if negative.any():

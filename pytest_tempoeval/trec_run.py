@@ -17,15 +17,12 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
     """The run's table and the file line of every row. Errors name the file and line."""
     if not path.is_file():
         raise RunError(f"{path}: no such run file")
-    fields = read_fields(path, 6, (_QUERY, _DOC, _SCORE), RunError, "TREC run: qid Q0 docid rank score tag")
-    lines = fields.line_numbers
-    queries, docs, score_text = fields.text(_QUERY), fields.text(_DOC), fields.text(_SCORE)
-    words = fields.words[_DOC]
-    try:
-        scores = parse_floats(score_text)
-    except ValueError:
-        row = _first_unparsable(score_text)
-        raise RunError(located(path, int(lines[row]), f"score {_text(score_text[row])!r} is not a number")) from None
+    fields = read_fields(
+        path, 6, ids=(_QUERY, _DOC), numbers={_SCORE: ("score", parse_floats, "a number")}, error=RunError,
+        what="TREC run: qid Q0 docid rank score tag",
+    )
+    lines, scores = fields.line_numbers, fields.numbers[_SCORE]
+    queries, docs, words = fields.text(_QUERY), fields.text(_DOC), fields.words[_DOC]
     bad = ~np.isfinite(scores)
     if bad.any():
         row = int(np.argmax(bad))
@@ -33,9 +30,11 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
             located(
                 path,
                 int(lines[row]),
-                f"score {_text(score_text[row])!r} of doc {_text(docs[row])!r}: scores must be finite numbers",
+                f"score {_field_on_line(path, int(lines[row]), _SCORE)!r} of doc {_text(docs[row])!r}: "
+                "scores must be finite numbers",
             )
         )
+    _check_utf8(docs, words, lines, path)
     grouping = group_rows(queries)
     if grouping.order is not None:
         docs, scores, lines, words = (column[grouping.order] for column in (docs, scores, lines, words))
@@ -53,7 +52,7 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
     if order is not None:
         docs, scores, lines, words = docs[order], scores[order], lines[order], words[order]
     keys = tuple(_decode_query(key, path, int(lines[grouping.offsets[index]])) for index, key in enumerate(grouping.keys))
-    return Ragged(keys, grouping.offsets, docs, scores), lines
+    return Ragged(keys, grouping.offsets, docs, scores, words), lines
 
 
 def trec_eval_order(groups: np.ndarray, scores: np.ndarray, words: np.ndarray) -> np.ndarray | None:
@@ -114,13 +113,23 @@ def _rows_greater(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return greater
 
 
-def _first_unparsable(texts: np.ndarray) -> int:
-    for row, value in enumerate(texts.tolist()):
+def _check_utf8(docs: np.ndarray, words: np.ndarray, lines: np.ndarray, path: Path) -> None:
+    """Doc ids must be UTF-8. Only ids with a byte >= 0x80 (rare) are decoded to check."""
+    high_bit = np.uint64(0x8080808080808080)
+    for row in np.flatnonzero(np.any(words & high_bit, axis=1)).tolist():
         try:
-            float(value)
-        except ValueError:
-            return row
-    return 0
+            docs[row].decode("utf-8")
+        except UnicodeDecodeError:
+            raise RunError(located(path, int(lines[row]), f"doc id {docs[row]!r} is not valid UTF-8")) from None
+
+
+def _field_on_line(path: Path, line: int, field: int) -> str:
+    """The text of one field on one line (error messages only: reads the file again)."""
+    with path.open("rb") as file:
+        for number, content in enumerate(file, start=1):
+            if number == line:
+                return _text(content.split()[field])
+    return "?"
 
 
 def _text(value: bytes) -> str:
