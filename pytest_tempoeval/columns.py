@@ -242,30 +242,48 @@ class Grouping:
     offsets: np.ndarray  # group boundaries in the (permuted) rows
 
 
-def group_rows(query_ids: np.ndarray) -> Grouping:
-    """Group rows by query id, keeping the order of first appearance and, within a query, file order."""
-    boundaries = np.flatnonzero(query_ids[1:] != query_ids[:-1]) + 1
+def group_rows(query_words: np.ndarray, width: int) -> Grouping:
+    """Group rows by query id (given as id words), keeping the order of first appearance and,
+    within a query, file order."""
+    n_rows = query_words.shape[0]
+    changed = query_words[1:, 0] != query_words[:-1, 0]
+    for column in range(1, query_words.shape[1]):
+        changed |= query_words[1:, column] != query_words[:-1, column]
+    boundaries = np.flatnonzero(changed) + 1
     block_starts = np.concatenate(([0], boundaries))
-    block_keys = query_ids[block_starts].tolist()
+    block_keys = words_to_ids(query_words[block_starts], width).tolist()
     index_of: dict[bytes, int] = {}
     block_group = np.fromiter(
         (index_of.setdefault(key, len(index_of)) for key in block_keys), dtype=np.int64, count=len(block_keys)
     )
-    block_ends = np.concatenate((boundaries, [query_ids.size]))
+    block_ends = np.concatenate((boundaries, [n_rows]))
     if len(index_of) == len(block_keys):  # every query's lines are contiguous: no reordering
-        return Grouping(block_keys, None, np.concatenate((block_starts, [query_ids.size])).astype(np.int64))
+        return Grouping(block_keys, None, np.concatenate((block_starts, [n_rows])).astype(np.int64))
     row_group = np.repeat(block_group, block_ends - block_starts)
     order = np.argsort(row_group, kind="stable")
     counts = np.bincount(row_group, minlength=len(index_of))
     return Grouping(list(index_of), order, np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
 
 
-def duplicate_pairs(groups: np.ndarray, words: np.ndarray) -> list[tuple[int, int]]:
-    """(first row, repeated row) for every id repeated within a group. Exact; cheap when there are none.
+def duplicate_pairs(groups: np.ndarray, words: np.ndarray, chunk_rows: int = 1 << 20) -> list[tuple[int, int]]:
+    """(first row, repeated row) for every id repeated within a group (rows contiguous per group).
 
-    Sorting 64-bit hashes (numpy's SIMD sort, no permutation) finds candidates; only rows whose
-    hash repeats are compared exactly.
+    Exact, and cheap when there are none: sorting 64-bit hashes (numpy's SIMD sort, no permutation)
+    finds candidates, and only rows whose hash repeats are compared. Works on chunks of whole groups
+    so its temporaries stay small.
     """
+    pairs: list[tuple[int, int]] = []
+    start = 0
+    while start < groups.size:
+        end = min(start + chunk_rows, groups.size)
+        if end < groups.size:  # extend to the end of the group the chunk stops in
+            end = int(np.searchsorted(groups, groups[end - 1], side="right"))
+        pairs += _duplicates_in(groups[start:end], words[start:end], start)
+        start = end
+    return pairs
+
+
+def _duplicates_in(groups: np.ndarray, words: np.ndarray, offset: int) -> list[tuple[int, int]]:
     if groups.size < 2:
         return []
     hashes = hash_words(words, salt=groups)
@@ -273,13 +291,12 @@ def duplicate_pairs(groups: np.ndarray, words: np.ndarray) -> list[tuple[int, in
     repeated = ordered[1:][ordered[1:] == ordered[:-1]]
     if repeated.size == 0:
         return []
-    rows = np.flatnonzero(np.isin(hashes, repeated))
     seen: dict[tuple[int, bytes], int] = {}
     pairs = []
-    for row in rows.tolist():
+    for row in np.flatnonzero(np.isin(hashes, repeated)).tolist():
         key = (int(groups[row]), words[row].tobytes())
         if key in seen:
-            pairs.append((seen[key], row))
+            pairs.append((offset + seen[key], offset + row))
         else:
             seen[key] = row
     return pairs

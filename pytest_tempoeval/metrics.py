@@ -20,7 +20,7 @@ from .columns import decode_ids
 from .errors import MetricError
 from .goldset import GoldSet
 from .relevance import GRADE_SCALE, Judged, focus_index, jaccard, judge_focus_time, judge_gold
-from .result import MetricResult, QueryExplanation
+from .result import MetricResult, QueryExplanation, QueryScores
 from .run import Run
 from .seed_compat import TemporalNDCG, TemporalPrecision
 
@@ -75,7 +75,7 @@ def temporal_precision(
 ) -> MetricResult:
     """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard > threshold if > 0)."""
     run, gold, k = _inputs(run, gold, k)
-    judged = _judge(run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"))
+    judged = _judge(run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"), need_pool=False)
     return _result("temporal_precision", judged, run, gold, k, mode, kernels.precision(judged.relevant, k), binary=True)
 
 
@@ -122,14 +122,14 @@ def ndcg(run: RunLike, gold: GoldLike, k: int | None = None, gain: str = "linear
 def precision(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
     """P@k (grade >= 1 is relevant); equals trec_eval's ``P.k``."""
     run, gold, k = _inputs(run, gold, k)
-    judged = judge_gold(run, gold, k)
+    judged = judge_gold(run, gold, k, need_ideal=False)
     return _result("precision", judged, run, gold, k, "gold", kernels.precision(judged.relevant, k), binary=True)
 
 
 def recall(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
     """R@k; equals trec_eval's ``recall.k``."""
     run, gold, k = _inputs(run, gold, k)
-    judged = judge_gold(run, gold, k)
+    judged = judge_gold(run, gold, k, need_ideal=False)
     scores = kernels.recall(judged.relevant, judged.n_relevant, k)
     return _result("recall", judged, run, gold, k, "gold", scores, binary=True)
 
@@ -137,14 +137,14 @@ def recall(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
 def mrr(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
     run, gold, depth = _inputs(run, gold, k, cutoff=False)
-    judged = judge_gold(run, gold, depth)
+    judged = judge_gold(run, gold, depth, need_ideal=False)
     return _result("mrr", judged, run, gold, k, "gold", kernels.reciprocal_rank(judged.relevant, k), binary=True)
 
 
 def average_precision(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
     """AP; with ``k=None`` equals trec_eval's ``map`` per query, with k its ``map_cut.k``."""
     run, gold, depth = _inputs(run, gold, k, cutoff=False)
-    judged = judge_gold(run, gold, depth)
+    judged = judge_gold(run, gold, depth, need_ideal=False)
     scores = kernels.average_precision(judged.relevant, judged.n_relevant, k)
     return _result("average_precision", judged, run, gold, k, "gold", scores, binary=True)
 
@@ -181,7 +181,7 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def _judge(
     run: Run, gold: GoldSet, depth: int, mode: str, judge: Any, threshold: float = 0.0, strict: bool = False,
-    modes: tuple[str, ...] = TEMPORAL_MODES,
+    modes: tuple[str, ...] = TEMPORAL_MODES, need_pool: bool = True,
 ) -> Judged:
     _check_choice("mode", mode, modes)
     if not 0.0 <= threshold < 1.0:
@@ -193,7 +193,7 @@ def _judge(
             "mode='llm' needs the LLM judge (AnthropicJudge), which is not part of this release yet; "
             "use mode='focus_time' or mode='gold'"
         )
-    return judge_focus_time(run, gold, depth, threshold, strict)
+    return judge_focus_time(run, gold, depth, threshold, strict, pool=need_pool)
 
 
 def _ndcg_result(name: str, judged: Judged, run: Run, gold: GoldSet, k: int, mode: str, gain: str) -> MetricResult:
@@ -226,7 +226,7 @@ def _package(
     ids = judged.query_ids
     counted = np.ones(len(ids), dtype=bool)
     counted[list(excluded)] = False
-    per_query = dict(zip([ids[i] for i in np.flatnonzero(counted)], scores[counted].tolist()))
+    per_query = QueryScores(ids, scores, counted)
     top = judged.rows[:, : k or judged.rows.shape[1]]
     extra = {
         "unjudged": int(((top >= 0) & ~judged.judged[:, : top.shape[1]]).sum()),

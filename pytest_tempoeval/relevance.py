@@ -84,15 +84,18 @@ def ranked_rows(run: Run, alignment: Alignment, depth: int) -> np.ndarray:
     present = alignment.run_of_gold >= 0
     groups = np.maximum(alignment.run_of_gold, 0)
     lengths = np.where(present, table.lengths[groups], 0)
-    ranks = np.arange(depth)
-    rows = table.offsets[groups][:, None] + ranks[None, :]
-    return np.where(ranks[None, :] < lengths[:, None], rows, -1)
+    # int32 when it fits: this matrix is [queries, depth], e.g. 10 million entries at depth 100.
+    dtype = np.int32 if table.doc_ids.size < np.iinfo(np.int32).max else np.int64
+    ranks = np.arange(depth, dtype=dtype)
+    rows = table.offsets[groups].astype(dtype)[:, None] + ranks[None, :]
+    rows[ranks[None, :] >= lengths[:, None]] = -1
+    return rows
 
 
 # -- gold mode --------------------------------------------------------------------------------------
 
 
-def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1) -> Judged:
+def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1, need_ideal: bool = True) -> Judged:
     """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant)."""
     alignment = align(run, gold)
     rows = ranked_rows(run, alignment, depth)
@@ -105,7 +108,8 @@ def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1) ->
     if grades.size:
         relevance[valid] = np.where(found >= 0, grades[np.maximum(found, 0)], 0)
     judged[valid] = found >= 0
-    ideal = _top_grades_per_group(grades, judgments.offsets, depth)
+    # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
+    ideal = _top_grades_per_group(grades, judgments.offsets, depth) if need_ideal else np.zeros((rows.shape[0], 0))
     n_relevant = np.bincount(judgments.group_of_rows(), weights=grades >= relevance_level, minlength=len(judgments.keys))
     n_relevant = n_relevant.astype(np.int64)
     excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
@@ -202,15 +206,22 @@ def focus_index(gold: GoldSet) -> FocusIndex:
 def _build_focus_index(gold: GoldSet) -> FocusIndex:
     from .columns import encode_ids
 
-    code_of: dict[FocusTime, int] = {}
+    # Keyed by the years' frozenset: its hash is cached and compared in C, so interning the focus
+    # times of 100,000 documents costs milliseconds.
+    code_of: dict[frozenset[int], int] = {}
+    universe: list[FocusTime] = []
 
     def code(value: FocusTime | None) -> int:
-        return -1 if not value else code_of.setdefault(value, len(code_of))
+        if not value:
+            return -1
+        found = code_of.setdefault(value.years, len(universe))
+        if found == len(universe):
+            universe.append(value)
+        return found
 
-    query_code = np.array([code(q.focus_time) for q in gold.queries.values()], dtype=np.int64)
+    query_code = np.fromiter((code(q.focus_time) for q in gold.queries.values()), dtype=np.int64, count=len(gold.queries))
     doc_ids = list(gold.documents)
-    doc_code = np.array([code(d.focus_time) for d in gold.documents.values()], dtype=np.int64)
-    universe = list(code_of)
+    doc_code = np.fromiter((code(d.focus_time) for d in gold.documents.values()), dtype=np.int64, count=len(doc_ids))
     bits, first_year = year_bitsets(universe)
     sizes = np.array([len(ft) for ft in universe], dtype=np.int64)
     counts = np.bincount(doc_code[doc_code >= 0], minlength=len(universe))
@@ -241,15 +252,20 @@ def jaccard(bits_a: np.ndarray, sizes_a: np.ndarray, bits_b: np.ndarray, sizes_b
         return np.where(union > 0, overlap / union, 0.0)
 
 
-def judge_focus_time(run: Run, gold: GoldSet, depth: int, threshold: float = 0.0, strict: bool = False) -> Judged:
+def judge_focus_time(
+    run: Run, gold: GoldSet, depth: int, threshold: float = 0.0, strict: bool = False, pool: bool = True
+) -> Judged:
     """Relevance = 4 x Jaccard(QFT, DFT); relevant = any overlap (or Jaccard > threshold)."""
     index = focus_index(gold)
     alignment = align(run, gold)
     rows = ranked_rows(run, alignment, depth)
     valid = rows >= 0
     codes, extra_bits, extra_sizes = _retrieved_codes(run, gold, index, rows[valid])
-    all_bits = np.concatenate((index.bits, _fit(extra_bits, index)), axis=0)
-    all_sizes = np.concatenate((index.sizes, extra_sizes))
+    if extra_sizes.size:
+        all_bits = np.concatenate((index.bits, _fit(extra_bits, index)), axis=0)
+        all_sizes = np.concatenate((index.sizes, extra_sizes))
+    else:
+        all_bits, all_sizes = index.bits, index.sizes
     query_of_row = np.broadcast_to(index.query_code[:, None], rows.shape)[valid]
     known = (codes >= 0) & (query_of_row >= 0)
     similarity = np.zeros(codes.size)
@@ -269,8 +285,11 @@ def judge_focus_time(run: Run, gold: GoldSet, depth: int, threshold: float = 0.0
             f"doc {doc!r} (query {gold.query_ids[position[0]]!r}, rank {position[1] + 1}) has no focus time: "
             "it is not among the gold set's documents and the run has no text for it (strict=True)"
         )
-    ideal, n_relevant = _focus_pool(index, depth, threshold)
-    _add_retrieved_to_pool(ideal, n_relevant, rows, valid, codes, index, relevance, relevant)
+    if pool:
+        ideal, n_relevant = (array.copy() for array in _cached_pool(gold, index, depth, threshold))
+        _add_retrieved_to_pool(ideal, n_relevant, rows, valid, codes, index, relevance, relevant)
+    else:  # precision needs neither the ideal ranking nor the count of relevant documents
+        ideal, n_relevant = np.zeros((rows.shape[0], 0)), np.zeros(rows.shape[0], dtype=np.int64)
     excluded = {}
     for position in np.flatnonzero(index.query_code < 0):
         excluded[int(position)] = NO_FOCUS_TIME
@@ -354,11 +373,20 @@ def _focus_pool(index: FocusIndex, depth: int, threshold: float) -> tuple[np.nda
         relevant = (similarity > threshold) if threshold > 0 else (similarity > 0)
         relevant_count = relevant @ counts
         top = _top_with_counts(GRADE_SCALE * similarity, counts, depth)
-        for code, row_top, row_count in zip(codes, top, relevant_count):
-            members = index.query_code == code
-            ideal[members] = row_top
-            n_relevant[members] = row_count
+        members = (index.query_code >= codes[0]) & (index.query_code <= codes[-1])
+        slot = np.searchsorted(codes, index.query_code[members])  # codes are sorted and unique
+        ideal[members] = top[slot]
+        n_relevant[members] = relevant_count[slot]
     return ideal, n_relevant
+
+
+def _cached_pool(gold: GoldSet, index: FocusIndex, depth: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_focus_pool`, computed once per gold set, depth and threshold."""
+    pools = gold.__dict__.setdefault("_focus_pools", {})
+    key = (depth, threshold)
+    if key not in pools:
+        pools[key] = _focus_pool(index, depth, threshold)
+    return pools[key]
 
 
 def _top_with_counts(values: np.ndarray, counts: np.ndarray, depth: int) -> np.ndarray:

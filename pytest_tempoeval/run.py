@@ -51,7 +51,7 @@ class Run(Mapping[str, list[str]]):
         self._texts = texts
         self._source = source
         self._scored = scored
-        self._lines = lines  # file line of every row (TREC files), for error messages
+        self._lines = lines  # file line where each query's results start (TREC files), for errors
         self._query_position = {query_id: index for index, query_id in enumerate(table.keys)}
         self._cache: dict[Any, Any] = {}  # alignments with gold sets, keyed by gold set identity
 
@@ -222,7 +222,7 @@ class Run(Mapping[str, list[str]]):
         """File line where a query's results start (TREC files), for error messages."""
         if self._lines is None:
             return None
-        return int(self._lines[self._table.offsets[self._query_position[query_id]]])
+        return int(self._lines[self._query_position[query_id]])
 
     def to_trec(self, path: str | Path, tag: str = "tempoeval") -> None:
         """Write a TREC run file (``qid Q0 docid rank score tag``) that :meth:`load` reads back.

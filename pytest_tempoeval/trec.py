@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .columns import widen, words_to_ids
 from .errors import located
 
 # Bytes trec_eval's parser treats as blanks between fields (C isspace).
@@ -38,11 +39,10 @@ class TrecFields:
     widths: dict[int, int]  # id field -> longest value in bytes
     numbers: dict[int, np.ndarray]  # numeric field -> parsed values
     line_numbers: np.ndarray  # 1-based line number of each row, for error messages
+    non_ascii_rows: np.ndarray  # rows whose line has a byte >= 0x80: the only ones UTF-8 checks read
 
     def text(self, field: int) -> np.ndarray:
         """An id field as an ``S`` array."""
-        from .columns import words_to_ids
-
         return words_to_ids(self.words[field], self.widths[field])
 
 
@@ -71,66 +71,85 @@ def read_fields(
         raise error(located(path, 1, f"the file is empty; expected lines of {what}"))
     if buf[:3].tobytes() == b"\xef\xbb\xbf":
         raise error(located(path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"))
-    blocks: list[TrecFields] = []
+    # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields bytes,
+    # which bounds the row count without a counting pass; pages never written are never touched.
+    out = _Output(size // (2 * n_fields) + 1, ids, numbers)
     first_line = 1
     for start, end in _line_blocks(buf, size):
-        block, n_newlines = _read_block(buf, start, end, first_line, n_fields, ids, numbers, path, error, what)
-        blocks.append(block)
-        first_line += n_newlines
-    fields = _concatenate(blocks)
-    if fields.line_numbers.size == 0:
+        first_line += _read_block(buf, start, end, first_line, n_fields, out, path, error, what)
+    if out.rows == 0:
         raise error(located(path, 1, f"the file is empty (only blank lines); expected lines of {what}"))
-    return fields
+    return out.fields()
+
+
+class _Output:
+    """Preallocated result columns, filled block by block."""
+
+    def __init__(self, capacity: int, ids: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]]) -> None:
+        self.rows = 0
+        self.numbers_spec = numbers
+        self.words = {field: np.zeros((capacity, 1), dtype=np.uint64) for field in ids}
+        self.widths = dict.fromkeys(ids, 1)
+        self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in numbers}
+        self.lines = np.empty(capacity, dtype=np.int64)
+        self.non_ascii_rows: list[np.ndarray] = []  # rows whose line has a byte >= 0x80 (UTF-8 checks)
+
+    def store_words(self, field: int, words: np.ndarray, width: int) -> None:
+        if words.shape[1] > self.words[field].shape[1]:  # a longer id than any before: widen (rare)
+            self.words[field] = widen(self.words[field], words.shape[1])
+        target = self.words[field][self.rows : self.rows + words.shape[0]]
+        target[:, : words.shape[1]] = words
+        target[:, words.shape[1] :] = 0
+        self.widths[field] = max(self.widths[field], width)
+
+    def fields(self) -> TrecFields:
+        rows = self.rows
+        return TrecFields(
+            {field: words[:rows] for field, words in self.words.items()},
+            self.widths,
+            {field: values[:rows] for field, values in self.numbers.items()},
+            self.lines[:rows],
+            np.concatenate(self.non_ascii_rows) if self.non_ascii_rows else np.zeros(0, dtype=np.int64),
+        )
 
 
 def _read_block(
-    buf: np.ndarray, start: int, end: int, first_line: int, n_fields: int, ids: tuple[int, ...],
-    numbers: dict[int, tuple[str, Parser, str]], path: Path, error: type[Exception], what: str,
-) -> tuple[TrecFields, int]:
-    """One block of whole lines; also returns how many newlines it held (to number the next block)."""
+    buf: np.ndarray, start: int, end: int, first_line: int, n_fields: int, out: _Output,
+    path: Path, error: type[Exception], what: str,
+) -> int:
+    """Read one block of whole lines into ``out``; return how many newlines it held."""
     blanks = np.flatnonzero(buf[start:end] <= 32)
     blanks += start
     layout = _regular_layout(buf, start, end, blanks, n_fields, first_line)
     if layout is None:
         layout = _general_layout(buf, start, end, blanks, n_fields, first_line, path, error, what)
     line_numbers, bounds, n_newlines = layout
-    words, widths, values = {}, {}, {}
-    for field in (*ids, *numbers):
+    count = line_numbers.size
+    for field in (*out.words, *out.numbers):
         starts, lengths = bounds[field]
         width = int(lengths.max(initial=1))
         if width > _MAX_FIELD_BYTES:
             row = int(np.argmax(lengths))
             raise error(located(path, int(line_numbers[row]), f"a field of {width} bytes: the line is not a {what} line"))
         field_words = _gather_words(buf, starts, lengths, width)
-        if field in numbers:
-            name, parse, valid = numbers[field]
-            from .columns import words_to_ids
-
+        if field in out.numbers:
+            name, parse, valid = out.numbers_spec[field]
             text = words_to_ids(field_words, width)
             try:
-                values[field] = parse(text)
+                out.numbers[field][out.rows : out.rows + count] = parse(text)
             except ValueError as problem:
                 row = int(problem.args[0])
                 shown = text[row].decode("utf-8", errors="replace")
                 raise error(located(path, int(line_numbers[row]), f"{name} {shown!r} is not {valid}")) from None
         else:
-            words[field], widths[field] = field_words, width
-    return TrecFields(words, widths, values, line_numbers), n_newlines
-
-
-def _concatenate(blocks: list[TrecFields]) -> TrecFields:
-    if len(blocks) == 1:
-        return blocks[0]
-    from .columns import widen
-
-    widths = {field: max(block.widths[field] for block in blocks) for field in blocks[0].widths}
-    words = {}
-    for field, width in widths.items():
-        n_words = max(1, -(-width // 8))
-        words[field] = np.concatenate([widen(block.words[field], n_words) for block in blocks])
-    numbers = {field: np.concatenate([block.numbers[field] for block in blocks]) for field in blocks[0].numbers}
-    lines = np.concatenate([block.line_numbers for block in blocks])
-    return TrecFields(words, widths, numbers, lines)
+            out.store_words(field, field_words, width)
+    if buf[start:end].max() >= 0x80:  # rare: only then find the lines that need a UTF-8 check
+        high = np.flatnonzero(buf[start:end] >= 0x80) + start
+        line_ends = bounds[n_fields - 1][0] + bounds[n_fields - 1][1]
+        out.non_ascii_rows.append(out.rows + np.unique(np.searchsorted(line_ends, high)))
+    out.lines[out.rows : out.rows + count] = line_numbers
+    out.rows += count
+    return n_newlines
 
 
 def _line_blocks(buf: np.ndarray, size: int) -> list[tuple[int, int]]:
@@ -158,7 +177,18 @@ def _read_padded(path: Path) -> tuple[np.ndarray, int]:
     return buf, read
 
 
-Bounds = dict[int, tuple[np.ndarray, np.ndarray]]  # field -> (start offsets, lengths)
+class _LazyBounds(dict):
+    """field -> (start offsets, lengths), computed only for the fields asked for."""
+
+    def __init__(self, compute: Callable[[int], tuple[np.ndarray, np.ndarray]]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, field: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._compute(field)
+
+
+Bounds = _LazyBounds
 Layout = tuple[np.ndarray, Bounds, int]  # line numbers, field bounds, newlines in the block
 
 
@@ -189,7 +219,7 @@ def _regular_layout(
     lengths = ends - previous - 1
     if not np.all(lengths):  # two blanks in a row: an empty field
         return None
-    bounds = {field: (previous[:, field] + 1, lengths[:, field]) for field in range(n_fields)}
+    bounds = _LazyBounds(lambda field: (previous[:, field] + 1, lengths[:, field]))
     return np.arange(first_line, first_line + n_lines), bounds, n_lines
 
 
@@ -223,7 +253,7 @@ def _general_layout(
             located(path, first_line + line, f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}")
         )
     lengths = ends - starts
-    bounds = {field: (starts[field::n_fields], lengths[field::n_fields]) for field in range(n_fields)}
+    bounds = _LazyBounds(lambda field: (starts[field::n_fields], lengths[field::n_fields]))
     return first_line + np.flatnonzero(per_line), bounds, n_newlines
 
 

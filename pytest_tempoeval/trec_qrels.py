@@ -26,9 +26,9 @@ def read_trec_qrels(path: Path) -> tuple[Ragged, np.ndarray]:
         path, 4, ids=(_QUERY, _DOC, _GRADE), numbers={}, error=GoldSetError, what="TREC qrels: qid iter docid grade"
     )
     lines = fields.line_numbers
-    queries, docs, grade_text = fields.text(_QUERY), fields.text(_DOC), fields.text(_GRADE)
+    docs, grade_text = fields.text(_DOC), fields.text(_GRADE)
     grades = _grades(grade_text, docs, lines, path)
-    grouping = group_rows(queries)
+    grouping = group_rows(fields.words[_QUERY], fields.widths[_QUERY])
     if grouping.order is not None:
         docs, grades, lines = docs[grouping.order], grades[grouping.order], lines[grouping.order]
     groups = np.repeat(np.arange(len(grouping.keys)), np.diff(grouping.offsets))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .columns import Ragged, duplicate_pairs, group_rows
+from .columns import Ragged, duplicate_pairs, group_rows, words_to_ids
 from .errors import RunError, located
 from .trec import parse_floats, read_fields
 
@@ -14,7 +14,7 @@ _QUERY, _DOC, _SCORE = 0, 2, 4
 
 
 def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
-    """The run's table and the file line of every row. Errors name the file and line."""
+    """The run's table and the file line where each query's results start. Errors name file and line."""
     if not path.is_file():
         raise RunError(f"{path}: no such run file")
     fields = read_fields(
@@ -22,7 +22,11 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
         what="TREC run: qid Q0 docid rank score tag",
     )
     lines, scores = fields.line_numbers, fields.numbers[_SCORE]
-    queries, docs, words = fields.text(_QUERY), fields.text(_DOC), fields.words[_DOC]
+    words, width = fields.words[_DOC], fields.widths[_DOC]
+
+    def doc(row: int) -> str:
+        return _text(words_to_ids(words[row : row + 1], width)[0])
+
     bad = ~np.isfinite(scores)
     if bad.any():
         row = int(np.argmax(bad))
@@ -30,77 +34,81 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
             located(
                 path,
                 int(lines[row]),
-                f"score {_field_on_line(path, int(lines[row]), _SCORE)!r} of doc {_text(docs[row])!r}: "
+                f"score {_field_on_line(path, int(lines[row]), _SCORE)!r} of doc {doc(row)!r}: "
                 "scores must be finite numbers",
             )
         )
-    _check_utf8(docs, words, lines, path)
-    grouping = group_rows(queries)
+    _check_utf8(words, width, lines, fields.non_ascii_rows, path)
+    grouping = group_rows(fields.words[_QUERY], fields.widths[_QUERY])
     if grouping.order is not None:
-        docs, scores, lines, words = (column[grouping.order] for column in (docs, scores, lines, words))
+        words, scores, lines = words[grouping.order], scores[grouping.order], lines[grouping.order]
+    first_lines = lines[grouping.offsets[:-1]]  # rows keep file order within a query until sorted below
     groups = np.repeat(np.arange(len(grouping.keys)), np.diff(grouping.offsets))
     for first, repeated in duplicate_pairs(groups, words)[:1]:
         raise RunError(
             located(
                 path,
                 int(lines[repeated]),
-                f"doc {_text(docs[repeated])!r} appears twice for query {_text(grouping.keys[groups[repeated]])!r} "
+                f"doc {doc(repeated)!r} appears twice for query {_text(grouping.keys[groups[repeated]])!r} "
                 f"(first at line {int(lines[first])}); trec_eval rejects duplicate documents",
             )
         )
-    order = trec_eval_order(groups, scores, words)
-    if order is not None:
-        docs, scores, lines, words = docs[order], scores[order], lines[order], words[order]
-    keys = tuple(_decode_query(key, path, int(lines[grouping.offsets[index]])) for index, key in enumerate(grouping.keys))
-    return Ragged(keys, grouping.offsets, docs, scores, words), lines
+    words, scores = put_in_trec_eval_order(groups, scores, words)
+    keys = tuple(_decode_query(key, path, int(line)) for key, line in zip(grouping.keys, first_lines.tolist()))
+    return Ragged(keys, grouping.offsets, words_to_ids(words, width), scores, words), first_lines
 
 
-def trec_eval_order(groups: np.ndarray, scores: np.ndarray, words: np.ndarray) -> np.ndarray | None:
-    """Permutation putting rows in trec_eval's order, or None when they already are.
+def put_in_trec_eval_order(groups: np.ndarray, scores: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (contiguous per query) in trec_eval's order: score descending, ties by doc id descending.
 
-    Within a query (rows already contiguous): score descending, ties by doc id descending.
-    Runs are usually written sorted by score with ties in whatever order the system produced, so
-    the common repair is sorting each run of tied rows by doc id, not sorting the whole file.
+    Runs are usually written sorted by score, with ties in whatever order the system produced. So
+    this checks first; then, if only ties are out of order, sorts each run of tied rows by doc id
+    (their only difference); only an unsorted file takes a full sort.
     """
     if groups.size < 2:
-        return None
+        return words, scores
     same_query = groups[1:] == groups[:-1]
     if np.any(same_query & (scores[1:] > scores[:-1])):
-        # Scores not sorted: sort everything. Keys, least significant first: doc id descending
-        # (~words ascending), score descending, query (already in first-appearance order).
+        # Keys, least significant first: doc id descending (~words ascending), score descending, query.
         keys = [~words[:, column] for column in reversed(range(words.shape[1]))]
-        return np.lexsort((*keys, -scores, groups))
+        order = np.lexsort((*keys, -scores, groups))
+        return words[order], scores[order]
     tied = same_query & (scores[1:] == scores[:-1])
     if not np.any(tied & ~_rows_greater(words[:-1], words[1:])):
-        return None
-    return _sort_tied_runs(tied, words)
+        return words, scores
+    return _sort_tied_runs(tied, words), scores
 
 
 def _sort_tied_runs(tied: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """Order rows so that each maximal run of tied rows is sorted by doc id, descending.
+    """Each maximal run of tied rows sorted by doc id, descending. ``tied[i]``: rows i and i+1 tie.
 
-    ``tied[i]`` says rows i and i+1 tie. Runs are padded into blocks of similar length and sorted
-    row-wise, one word column at a time from the last (a stable LSD sort), so cost is linear.
+    Runs are padded into blocks of similar length. One-word ids are sorted as values (numpy's SIMD
+    row sort, no permutation needed: tied rows differ only in their id); longer ids by a stable
+    row-wise argsort per word, from the last word to the first.
     """
     edges = np.diff(np.concatenate(([0], tied.astype(np.int8), [0])))
     run_starts = np.flatnonzero(edges == 1)
     run_lengths = np.flatnonzero(edges == -1) + 1 - run_starts
-    order = np.arange(words.shape[0])
+    words = words.copy()
     size_class = np.ceil(np.log2(run_lengths)).astype(np.int64)
     for bucket in np.unique(size_class):
         members = size_class == bucket
         starts, lengths = run_starts[members], run_lengths[members]
         width = int(lengths.max())
-        valid = np.arange(width)[None, :] < lengths[:, None]
-        rows = starts[:, None] + np.where(valid, np.arange(width)[None, :], 0)
+        columns = np.arange(width)[None, :]
+        valid = columns < lengths[:, None]
+        rows = starts[:, None] + np.where(valid, columns, 0)
+        if words.shape[1] == 1:
+            block = np.where(valid, words[rows, 0], np.uint64(0))  # padding sorts last once reversed
+            words[rows[valid], 0] = np.sort(block, axis=1)[:, ::-1][valid]
+            continue
+        order = rows
         for column in reversed(range(words.shape[1])):
-            keys = np.where(valid, ~words[rows, column], np.uint64(np.iinfo(np.uint64).max))
+            keys = np.where(valid, ~words[order, column], np.uint64(np.iinfo(np.uint64).max))
             step = np.argsort(keys, axis=1, kind="stable")
-            rows = np.take_along_axis(rows, step, axis=1)
-            valid = np.take_along_axis(valid, step, axis=1)
-        target = (starts[:, None] + np.arange(width)[None, :])[np.arange(width)[None, :] < lengths[:, None]]
-        order[target] = rows[valid]
-    return order
+            order, valid = np.take_along_axis(order, step, axis=1), np.take_along_axis(valid, step, axis=1)
+        words[(starts[:, None] + columns)[columns < lengths[:, None]]] = words[order[valid]]
+    return words
 
 
 def _rows_greater(left: np.ndarray, right: np.ndarray) -> np.ndarray:
@@ -113,14 +121,14 @@ def _rows_greater(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return greater
 
 
-def _check_utf8(docs: np.ndarray, words: np.ndarray, lines: np.ndarray, path: Path) -> None:
-    """Doc ids must be UTF-8. Only ids with a byte >= 0x80 (rare) are decoded to check."""
-    high_bit = np.uint64(0x8080808080808080)
-    for row in np.flatnonzero(np.any(words & high_bit, axis=1)).tolist():
+def _check_utf8(words: np.ndarray, width: int, lines: np.ndarray, rows: np.ndarray, path: Path) -> None:
+    """Doc ids must be UTF-8. Only ``rows`` (lines with a byte >= 0x80, rare) need decoding."""
+    for row in rows.tolist():
+        value = words_to_ids(words[row : row + 1], width)[0]
         try:
-            docs[row].decode("utf-8")
+            value.decode("utf-8")
         except UnicodeDecodeError:
-            raise RunError(located(path, int(lines[row]), f"doc id {docs[row]!r} is not valid UTF-8")) from None
+            raise RunError(located(path, int(lines[row]), f"doc id {value!r} is not valid UTF-8")) from None
 
 
 def _field_on_line(path: Path, line: int, field: int) -> str:
@@ -141,5 +149,3 @@ def _decode_query(key: bytes, path: Path, line: int) -> str:
         return key.decode("utf-8")
     except UnicodeDecodeError:
         raise RunError(located(path, line, f"query id {key!r} is not valid UTF-8")) from None
-
-
