@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import gc
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -35,31 +34,9 @@ import numpy as np
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))  # import pytest_tempoeval from this checkout
+sys.path.insert(0, str(REPO_ROOT / "bench"))
 
-
-def code_version() -> str:
-    """The checkout being measured: HEAD and which files differ from it (others edit the tree)."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "pytest_tempoeval"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.split("\n")
-        changed = [line[3:] for line in dirty if line.strip()]
-    except OSError:
-        return "unknown (no git)"
-    return f"git {head}" + (
-        f" + uncommitted changes to {', '.join(changed)}" if changed else " (clean)"
-    )
+from bench_common import code_version
 
 
 @dataclass

@@ -36,6 +36,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 
+from bench_common import code_version
 from trec_data import write_trec_files
 
 # Keys: our metric name -> pytrec_eval measure (request name, result key).
@@ -140,31 +141,6 @@ def run_child(python: str, script: Path, args: list[str], env: dict[str, str], c
             )
     return Sample(
         wall, usage.ru_maxrss / 1024, json.loads(stdout.decode().strip().splitlines()[-1])
-    )
-
-
-def code_version() -> str:
-    """The checkout being measured: HEAD and which files differ from it (others edit the tree)."""
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--", "pytest_tempoeval"],
-            cwd=REPO_ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.split("\n")
-        changed = [line[3:] for line in dirty if line.strip()]
-    except OSError:
-        return "unknown (no git)"
-    return f"git {head}" + (
-        f" + uncommitted changes to {', '.join(changed)}" if changed else " (clean)"
     )
 
 

@@ -254,6 +254,17 @@ class Run(Mapping[str, list[str]]):
 # -- helpers ------------------------------------------------------------------------------------------
 
 
+def _remember_text(texts: dict[str, str], doc_id: str, text: str, source: str, query_id: str, rank: int) -> None:
+    """One text per doc id: the same doc with two texts in one run is an error, not a silent pick."""
+    if texts.setdefault(doc_id, text) != text:
+        raise _run_error(
+            source,
+            f"query {query_id!r}, rank {rank}: doc {doc_id!r} comes with two different texts in this run",
+            query_id,
+            rank,
+        )
+
+
 def _run_error(
     source: str, detail: str, query_id: str | None = None, rank: int | None = None
 ) -> RunError:
@@ -411,15 +422,7 @@ def _read_ranking(
                 rank,
             )
         if isinstance(second, str):
-            previous = texts.setdefault(doc_id, second)
-            if previous != second:
-                raise _run_error(
-                    source,
-                    f"query {query_id!r}, rank {rank}: doc {doc_id!r} comes with two different "
-                    "texts in this run",
-                    query_id,
-                    rank,
-                )
+            _remember_text(texts, doc_id, second, source, query_id, rank)
         elif second is not None:
             scores.append(float(second))
         first_rank[doc_id] = rank
@@ -506,15 +509,7 @@ def _from_retriever_item(
             return (doc_id, text)
         problem = _id_problem(doc_id)
         if problem is None:
-            previous = texts.setdefault(str(doc_id), text)
-            if previous != text:
-                raise _run_error(
-                    source,
-                    f"query {query_id!r}, rank {rank}: doc {doc_id!r} comes with two different "
-                    "texts in this run",
-                    query_id,
-                    rank,
-                )
+            _remember_text(texts, str(doc_id), text, source, query_id, rank)
     return doc_id if score is None else (doc_id, score)
 
 

@@ -12,7 +12,7 @@ of a second, so the common layout (one blank between fields) is read with stride
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,20 +66,67 @@ def read_fields(
     Blank lines are skipped. Any other line with a different field count, a field that does not
     parse, or a control byte raises ``error`` naming the file and the line.
     """
-    buf, size = _read_padded(Path(path))
+    path = Path(path)
+    size = path.stat().st_size
     if size == 0:
         raise error(located(path, 1, f"the file is empty; expected lines of {what}"))
-    if buf[:3].tobytes() == b"\xef\xbb\xbf":
-        raise error(located(path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"))
     # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields bytes,
     # which bounds the row count without a counting pass; pages never written are never touched.
     out = _Output(size // (2 * n_fields) + 1, ids, numbers)
     first_line = 1
-    for start, end in _line_blocks(buf, size):
-        first_line += _read_block(buf, start, end, first_line, n_fields, out, path, error, what)
+    for buf, end in _blocks_of_lines(path):
+        if first_line == 1 and buf[:3].tobytes() == b"\xef\xbb\xbf":
+            raise error(located(path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"))
+        first_line += _read_block(buf, 0, end, first_line, n_fields, out, path, error, what)
     if out.rows == 0:
         raise error(located(path, 1, f"the file is empty (only blank lines); expected lines of {what}"))
     return out.fields()
+
+
+def _blocks_of_lines(path: Path) -> Iterator[tuple[np.ndarray, int]]:
+    """Stream the file as blocks of whole lines: ``(buffer, end)``, the lines being ``buffer[:end]``.
+
+    One reusable buffer of about BLOCK_BYTES: the file is never held whole. In a fresh process each
+    megabyte touched for the first time costs milliseconds here, so peak memory is time. Bytes after
+    ``end`` (the next lines, then padding) only serve the 8-byte gathers, which mask them off.
+    """
+    buf = np.empty(BLOCK_BYTES + _PADDING, dtype=np.uint8)
+    buf[BLOCK_BYTES:] = 0
+    carried = 0  # bytes of an unfinished line, moved to the front of the buffer
+    with path.open("rb") as file:
+        while True:
+            if carried == buf.size - _PADDING:  # one line longer than the whole buffer: grow it
+                bigger = np.empty(2 * buf.size, dtype=np.uint8)
+                bigger[:carried] = buf[:carried]
+                buf = bigger
+            capacity = buf.size - _PADDING
+            read = file.readinto(memoryview(buf)[carried:capacity])
+            filled = carried + read
+            if read == 0:
+                if carried:
+                    buf[carried : carried + 8] = 0
+                    yield buf, carried  # the last line has no final newline
+                return
+            end = _after_last_newline(buf, filled)
+            if end:
+                yield buf, end
+                carried = filled - end
+                buf[:carried] = buf[end:filled].copy()
+            else:
+                carried = filled
+
+
+def _after_last_newline(buf: np.ndarray, filled: int) -> int:
+    """Offset just after the last newline in ``buf[:filled]`` (0 if there is none)."""
+    window = 1 << 16
+    stop = filled
+    while stop > 0:
+        start = max(0, stop - window)
+        newlines = np.flatnonzero(buf[start:stop] == _NEWLINE)
+        if newlines.size:
+            return start + int(newlines[-1]) + 1
+        stop = start
+    return 0
 
 
 class _Output:
@@ -150,31 +197,6 @@ def _read_block(
     out.lines[out.rows : out.rows + count] = line_numbers
     out.rows += count
     return n_newlines
-
-
-def _line_blocks(buf: np.ndarray, size: int) -> list[tuple[int, int]]:
-    """(start, end) byte ranges of about BLOCK_BYTES, each ending just after a newline (or at EOF)."""
-    bounds, start = [], 0
-    while start < size:
-        end = min(start + BLOCK_BYTES, size)
-        while end < size:
-            newline = np.flatnonzero(buf[end : min(end + (1 << 16), size)] == _NEWLINE)
-            if newline.size:
-                end += int(newline[0]) + 1
-                break
-            end = min(end + (1 << 16), size)
-        bounds.append((start, end))
-        start = end
-    return bounds
-
-
-def _read_padded(path: Path) -> tuple[np.ndarray, int]:
-    """The file's bytes followed by zero padding, read straight into a numpy array (no copy)."""
-    size = path.stat().st_size
-    buf = np.zeros(size + _PADDING, dtype=np.uint8)
-    with path.open("rb") as file:
-        read = file.readinto(memoryview(buf)[:size])
-    return buf, read
 
 
 class _LazyBounds(dict):
