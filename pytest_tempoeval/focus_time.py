@@ -105,8 +105,8 @@ def _read_range(start_text: str, end_text: str) -> tuple[int, int] | None:
 class FocusTime:
     """An immutable set of years. Iterates in ascending order; equal to a set of the same years."""
 
-    __slots__ = ("_sorted", "_years")
-    _years: frozenset[int]
+    __slots__ = ("_sorted", "years")
+    years: frozenset[int]  # a slot, not a property: read in C (the metrics read it for every document)
     _sorted: tuple[int, ...]
 
     def __init__(self, years: Iterable[int] = ()) -> None:
@@ -116,7 +116,7 @@ class FocusTime:
                 "use FocusTime.parse() for a single year or a string like '2019-2021'"
             )
         checked = frozenset(_checked_year(year, year) for year in years)
-        object.__setattr__(self, "_years", checked)
+        object.__setattr__(self, "years", checked)
         object.__setattr__(self, "_sorted", tuple(sorted(checked)))
 
     @classmethod
@@ -124,7 +124,7 @@ class FocusTime:
         """Build from years already validated (skips the per-year checks; from_text is hot)."""
         self = object.__new__(cls)
         frozen = frozenset(years)
-        object.__setattr__(self, "_years", frozen)
+        object.__setattr__(self, "years", frozen)
         object.__setattr__(self, "_sorted", tuple(sorted(frozen)))
         return self
 
@@ -172,10 +172,6 @@ class FocusTime:
     # --- set behaviour ---
 
     @property
-    def years(self) -> frozenset[int]:
-        return self._years
-
-    @property
     def min(self) -> int | None:
         return self._sorted[0] if self._sorted else None
 
@@ -184,50 +180,50 @@ class FocusTime:
         return self._sorted[-1] if self._sorted else None
 
     def __len__(self) -> int:
-        return len(self._years)
+        return len(self.years)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._sorted)
 
     def __contains__(self, year: object) -> bool:
         # True == 1 in Python; a bool is never a year.
-        return not isinstance(year, bool) and year in self._years
+        return not isinstance(year, bool) and year in self.years
 
     def __bool__(self) -> bool:
-        return bool(self._years)
+        return bool(self.years)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, FocusTime):
-            return self._years == other._years
+            return self.years == other.years
         if isinstance(other, (set, frozenset)):
-            return self._years == other
+            return self.years == other
         return NotImplemented
 
     def __hash__(self) -> int:
         # Same hash as the equal frozenset, so FocusTime and frozenset keys agree in a dict.
-        return hash(self._years)
+        return hash(self.years)
 
     def __and__(self, other: object) -> FocusTime:
         if not isinstance(other, (FocusTime, set, frozenset)):
             return NotImplemented
-        return FocusTime._trusted(self._years & FocusTime.parse(other)._years)
+        return FocusTime._trusted(self.years & FocusTime.parse(other).years)
 
     def __or__(self, other: object) -> FocusTime:
         if not isinstance(other, (FocusTime, set, frozenset)):
             return NotImplemented
-        return FocusTime._trusted(self._years | FocusTime.parse(other)._years)
+        return FocusTime._trusted(self.years | FocusTime.parse(other).years)
 
     __rand__ = __and__
     __ror__ = __or__
 
     def jaccard(self, other: FocusTimeLike) -> float:
         """|A ∩ B| / |A ∪ B|; 0.0 when both are empty (no shared time, not a perfect match)."""
-        theirs = FocusTime.parse(other)._years
-        union = len(self._years | theirs)
-        return len(self._years & theirs) / union if union else 0.0
+        theirs = FocusTime.parse(other).years
+        union = len(self.years | theirs)
+        return len(self.years & theirs) / union if union else 0.0
 
     def overlaps(self, other: FocusTimeLike) -> bool:
-        return not self._years.isdisjoint(FocusTime.parse(other)._years)
+        return not self.years.isdisjoint(FocusTime.parse(other).years)
 
     # --- text forms ---
 
@@ -245,7 +241,7 @@ class FocusTime:
         return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in self._runs())
 
     def __repr__(self) -> str:
-        return f"FocusTime({str(self)!r})" if self._years else "FocusTime()"
+        return f"FocusTime({str(self)!r})" if self.years else "FocusTime()"
 
     def to_json(self) -> list[int | str]:
         """Compact JSON value that parse() reads back: single years as ints, runs as "a-b"."""

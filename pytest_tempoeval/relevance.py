@@ -206,22 +206,19 @@ def focus_index(gold: GoldSet) -> FocusIndex:
 def _build_focus_index(gold: GoldSet) -> FocusIndex:
     from .columns import encode_ids
 
-    # Keyed by the years' frozenset: its hash is cached and compared in C, so interning the focus
-    # times of 100,000 documents costs milliseconds.
-    code_of: dict[frozenset[int], int] = {}
-    universe: list[FocusTime] = []
-
-    def code(value: FocusTime | None) -> int:
-        if not value:
-            return -1
-        found = code_of.setdefault(value.years, len(universe))
-        if found == len(universe):
-            universe.append(value)
-        return found
-
-    query_code = np.fromiter((code(q.focus_time) for q in gold.queries.values()), dtype=np.int64, count=len(gold.queries))
+    # Interned by the years' frozenset (hash cached, compared in C), with C-level loops: 100,000
+    # document focus times take milliseconds.
+    no_time = frozenset()
+    query_years = [no_time if q.focus_time is None else q.focus_time.years for q in gold.queries.values()]
+    doc_years = [no_time if d.focus_time is None else d.focus_time.years for d in gold.documents.values()]
+    distinct = dict.fromkeys(query_years + doc_years)
+    distinct.pop(no_time, None)
+    code_of = {years: code for code, years in enumerate(distinct)}
+    code_of[no_time] = -1
+    universe = [FocusTime.from_years(years) for years in distinct]
+    query_code = np.fromiter(map(code_of.__getitem__, query_years), dtype=np.int64, count=len(query_years))
+    doc_code = np.fromiter(map(code_of.__getitem__, doc_years), dtype=np.int64, count=len(doc_years))
     doc_ids = list(gold.documents)
-    doc_code = np.fromiter((code(d.focus_time) for d in gold.documents.values()), dtype=np.int64, count=len(doc_ids))
     bits, first_year = year_bitsets(universe)
     sizes = np.array([len(ft) for ft in universe], dtype=np.int64)
     counts = np.bincount(doc_code[doc_code >= 0], minlength=len(universe))
@@ -258,28 +255,36 @@ def judge_focus_time(
     """Relevance = 4 x Jaccard(QFT, DFT); relevant = any overlap (or Jaccard > threshold)."""
     index = focus_index(gold)
     alignment = align(run, gold)
-    rows = ranked_rows(run, alignment, depth)
-    valid = rows >= 0
-    codes, extra_bits, extra_sizes = _retrieved_codes(run, gold, index, rows[valid])
+    key = ("focus_rows", id(gold), depth)
+    cached = run._cache.get(key)
+    if cached is None or cached[0] is not gold:  # rows and codes depend only on (run, gold, depth)
+        rows = ranked_rows(run, alignment, depth)
+        cached = run._cache[key] = (gold, rows, *_retrieved_codes(run, gold, index, rows))
+    _, rows, codes, extra_bits, extra_sizes = cached  # codes: -1 past the end and where unknown
     if extra_sizes.size:
         all_bits = np.concatenate((index.bits, _fit(extra_bits, index)), axis=0)
         all_sizes = np.concatenate((index.sizes, extra_sizes))
     else:
         all_bits, all_sizes = index.bits, index.sizes
-    query_of_row = np.broadcast_to(index.query_code[:, None], rows.shape)[valid]
-    known = (codes >= 0) & (query_of_row >= 0)
-    similarity = np.zeros(codes.size)
-    similarity[known] = jaccard(
-        all_bits[query_of_row[known]], all_sizes[query_of_row[known]], all_bits[codes[known]], all_sizes[codes[known]]
-    )
-    relevance = np.zeros(rows.shape)
-    judged = np.zeros(rows.shape, dtype=bool)
-    relevant = np.zeros(rows.shape, dtype=bool)
-    relevance[valid] = GRADE_SCALE * similarity
-    judged[valid] = codes >= 0
-    relevant[valid] = (similarity > threshold) if threshold > 0 else (similarity > 0)
-    if strict and not judged[valid].all():
-        position = np.argwhere(valid & ~judged)[0]
+    # Whole [queries, depth] matrices, unknowns computed on a stand-in code and masked after:
+    # cheaper than boolean indexing on this hot path.
+    query_codes = index.query_code[:, None]
+    known = (codes >= 0) & (query_codes >= 0)
+    doc_codes, query_codes = np.maximum(codes, 0), np.maximum(query_codes, 0)
+    table = _similarity_table(gold, index) if not extra_sizes.size else None
+    if table is not None:  # one gather; code -1 (unknown) reads the table's all-zero last row/column
+        similarity = table[index.query_code[:, None], codes]
+    elif all_sizes.size:
+        similarity = jaccard(all_bits[query_codes], all_sizes[query_codes], all_bits[doc_codes], all_sizes[doc_codes])
+        similarity[~known] = 0.0
+    else:  # no focus time anywhere in the gold set or the run
+        similarity = np.zeros(rows.shape)
+    relevance = GRADE_SCALE * similarity
+    judged = codes >= 0
+    relevant = (similarity > threshold) if threshold > 0 else (similarity > 0)
+    unknown = (rows >= 0) & ~judged
+    if strict and unknown.any():
+        position = np.argwhere(unknown)[0]
         doc = decode_ids(run.table.doc_ids[rows[tuple(position)] : rows[tuple(position)] + 1])[0]
         raise MetricError(
             f"doc {doc!r} (query {gold.query_ids[position[0]]!r}, rank {position[1] + 1}) has no focus time: "
@@ -287,7 +292,7 @@ def judge_focus_time(
         )
     if pool:
         ideal, n_relevant = (array.copy() for array in _cached_pool(gold, index, depth, threshold))
-        _add_retrieved_to_pool(ideal, n_relevant, rows, valid, codes, index, relevance, relevant)
+        _add_retrieved_to_pool(ideal, n_relevant, codes, index, relevance, relevant)
     else:  # precision needs neither the ideal ranking nor the count of relevant documents
         ideal, n_relevant = np.zeros((rows.shape[0], 0)), np.zeros(rows.shape[0], dtype=np.int64)
     excluded = {}
@@ -296,6 +301,23 @@ def judge_focus_time(
     return Judged(
         gold.query_ids, rows, relevance, judged, relevant, ideal, n_relevant, excluded, alignment.run_of_gold < 0
     )
+
+
+_TABLE_LIMIT = 1 << 22  # entries: 4 million float64 = 32 MiB at most
+
+
+def _similarity_table(gold: GoldSet, index: FocusIndex) -> np.ndarray | None:
+    """Jaccard of every pair of the gold set's distinct focus times, plus a zero last row and column
+    for "unknown" (code -1), cached on the gold set. None when there are too many distinct ones."""
+    size = len(index.universe)
+    if (size + 1) ** 2 > _TABLE_LIMIT:
+        return None
+    table = gold.__dict__.get("_similarity_table")
+    if table is None:
+        table = np.zeros((size + 1, size + 1))
+        table[:size, :size] = jaccard(index.bits[:, None, :], index.sizes[:, None], index.bits[None, :, :], index.sizes[None, :])
+        gold.__dict__["_similarity_table"] = table
+    return table
 
 
 def _fit(bits: np.ndarray, index: FocusIndex) -> np.ndarray:
@@ -313,7 +335,9 @@ def _retrieved_codes(run: Run, gold: GoldSet, index: FocusIndex, rows: np.ndarra
     if cached is not None and cached[0] is gold:
         per_row = cached[1]
     else:
-        per_row = np.full(run.table.doc_ids.size, -2, dtype=np.int64)  # -2: not looked up yet
+        # -2: not looked up yet. One extra entry, -1, answers for the row index -1 (past the end).
+        per_row = np.full(run.table.doc_ids.size + 1, -2, dtype=np.int64)
+        per_row[-1] = -1
         cached = (gold, per_row, [], {})
         run._cache[cache_key] = cached
     todo = rows[per_row[rows] == -2]
@@ -360,7 +384,7 @@ def _focus_pool(index: FocusIndex, depth: int, threshold: float) -> tuple[np.nda
     ideal = np.zeros((n_queries, depth))
     n_relevant = np.zeros(n_queries, dtype=np.int64)
     used = np.flatnonzero(index.code_counts > 0)
-    query_codes = np.unique(index.query_code[index.query_code >= 0])
+    query_codes = np.flatnonzero(np.bincount(index.query_code[index.query_code >= 0], minlength=len(index.universe)))
     if used.size == 0 or query_codes.size == 0:
         return ideal, n_relevant
     chunk = max(1, (1 << 22) // used.size)
@@ -405,21 +429,13 @@ def _top_with_counts(values: np.ndarray, counts: np.ndarray, depth: int) -> np.n
 
 
 def _add_retrieved_to_pool(
-    ideal: np.ndarray,
-    n_relevant: np.ndarray,
-    rows: np.ndarray,
-    valid: np.ndarray,
-    codes: np.ndarray,
-    index: FocusIndex,
-    relevance: np.ndarray,
+    ideal: np.ndarray, n_relevant: np.ndarray, codes: np.ndarray, index: FocusIndex, relevance: np.ndarray,
     relevant: np.ndarray,
 ) -> None:
     """Retrieved documents outside the gold set but with a focus time (from their text) join the pool."""
-    outside = np.zeros(rows.shape, dtype=bool)
-    outside[valid] = codes >= len(index.universe)
+    outside = codes >= len(index.universe)
     if not outside.any():
         return
     extra = np.where(outside, relevance, 0.0)
-    merged = -np.sort(-np.concatenate((ideal, extra), axis=1), axis=1)[:, : ideal.shape[1]]
-    ideal[:] = merged
+    ideal[:] = -np.sort(-np.concatenate((ideal, extra), axis=1), axis=1)[:, : ideal.shape[1]]
     n_relevant += (outside & relevant).sum(axis=1)

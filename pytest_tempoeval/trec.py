@@ -193,7 +193,8 @@ def _read_block(
     if buf[start:end].max() >= 0x80:  # rare: only then find the lines that need a UTF-8 check
         high = np.flatnonzero(buf[start:end] >= 0x80) + start
         line_ends = bounds[n_fields - 1][0] + bounds[n_fields - 1][1]
-        out.non_ascii_rows.append(out.rows + np.unique(np.searchsorted(line_ends, high)))
+        rows = np.searchsorted(line_ends, high)  # sorted: keep the first of each run of equal rows
+        out.non_ascii_rows.append(out.rows + rows[np.concatenate(([True], rows[1:] != rows[:-1]))])
     out.lines[out.rows : out.rows + count] = line_numbers
     out.rows += count
     return n_newlines
