@@ -7,7 +7,9 @@ uint64 words ("id words"): comparing word rows lexicographically is comparing th
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,19 +162,27 @@ def match_within_groups(
     size_class = _ceil_log2(left_lengths[active]) * 64 + _ceil_log2(right_lengths[active])
     order = np.argsort(size_class, kind="stable")
     active, size_class = active[order], size_class[order]
+    blocks = []
     for members in np.split(active, np.flatnonzero(np.diff(size_class)) + 1):
         left_width, right_width = int(left_lengths[members].max()), int(right_lengths[members].max())
         per_block = max(1, budget // (left_width * right_width * n_words))
-        for start in range(0, members.size, per_block):
-            block = members[start : start + per_block]
-            left_rows, left_valid = _padded_rows(left_offsets[block], left_lengths[block], left_width)
-            right_rows, right_valid = _padded_rows(right_offsets[block], right_lengths[block], right_width)
-            equal = left_valid[:, :, None] & right_valid[:, None, :]
-            for word in range(n_words):
-                equal &= left_words[left_rows, word][:, :, None] == right_words[right_rows, word][:, None, :]
-            hit = equal.any(axis=2)
-            partner = np.take_along_axis(right_rows, equal.argmax(axis=2), axis=1)
-            result[left_rows[hit]] = partner[hit]
+        blocks += [(members[start : start + per_block], left_width, right_width) for start in range(0, members.size, per_block)]
+
+    def match(block: tuple[np.ndarray, int, int]) -> None:  # blocks write disjoint rows of result
+        groups, left_width, right_width = block
+        left_rows, left_valid = _padded_rows(left_offsets[groups], left_lengths[groups], left_width)
+        right_rows, right_valid = _padded_rows(right_offsets[groups], right_lengths[groups], right_width)
+        equal = left_valid[:, :, None] & right_valid[:, None, :]
+        for word in range(n_words):
+            equal &= left_words[left_rows, word][:, :, None] == right_words[right_rows, word][:, None, :]
+        hit = equal.any(axis=2)
+        partner = np.take_along_axis(right_rows, equal.argmax(axis=2), axis=1)
+        result[left_rows[hit]] = partner[hit]
+
+    # numpy releases the GIL in these loops, so a second thread uses the second core.
+    workers = min(2, os.cpu_count() or 1) if len(blocks) > 1 else 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(match, blocks))
     return result
 
 

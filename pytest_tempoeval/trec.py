@@ -12,7 +12,10 @@ of a second, so the common layout (one blank between fields) is read with stride
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,11 +76,35 @@ def read_fields(
     # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields bytes,
     # which bounds the row count without a counting pass; pages never written are never touched.
     out = _Output(size // (2 * n_fields) + 1, ids, numbers)
+    fields = (*ids, *numbers)
     first_line = 1
-    for buf, end in _blocks_of_lines(path):
-        if first_line == 1 and buf[:3].tobytes() == b"\xef\xbb\xbf":
-            raise error(located(path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"))
-        first_line += _read_block(buf, 0, end, first_line, n_fields, out, path, error, what)
+
+    def store(block: _Block) -> None:
+        nonlocal first_line
+        if isinstance(block, _BlockError):
+            raise error(located(path, first_line + block.line, block.message))
+        out.store(block, first_line, numbers)
+        first_line += block.n_newlines
+
+    # Blocks are parsed on up to two threads (numpy releases the GIL in its loops) and stored in
+    # file order, so line numbers stay exact. Each in-flight block gets its own copy of the bytes.
+    workers = min(2, os.cpu_count() or 1) if size > BLOCK_BYTES else 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[_Block]] = deque()
+        for buf, end in _blocks_of_lines(path):
+            if first_line == 1 and not out.rows and not pending and buf[:3].tobytes() == b"\xef\xbb\xbf":
+                raise error(located(path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"))
+            if workers == 1:
+                store(_parse_block(buf, end, n_fields, fields, numbers, what))
+                continue
+            copy = np.empty(end + _PADDING, dtype=np.uint8)
+            copy[:end] = buf[:end]
+            copy[end:] = 0
+            pending.append(pool.submit(_parse_block, copy, end, n_fields, fields, numbers, what))
+            if len(pending) > workers:
+                store(pending.popleft().result())
+        while pending:
+            store(pending.popleft().result())
     if out.rows == 0:
         raise error(located(path, 1, f"the file is empty (only blank lines); expected lines of {what}"))
     return out.fields()
@@ -141,13 +168,21 @@ class _Output:
         self.lines = np.empty(capacity, dtype=np.int64)
         self.non_ascii_rows: list[np.ndarray] = []  # rows whose line has a byte >= 0x80 (UTF-8 checks)
 
-    def store_words(self, field: int, words: np.ndarray, width: int) -> None:
-        if words.shape[1] > self.words[field].shape[1]:  # a longer id than any before: widen (rare)
-            self.words[field] = widen(self.words[field], words.shape[1])
-        target = self.words[field][self.rows : self.rows + words.shape[0]]
-        target[:, : words.shape[1]] = words
-        target[:, words.shape[1] :] = 0
-        self.widths[field] = max(self.widths[field], width)
+    def store(self, block: _Block, first_line: int, numbers: dict[int, tuple[str, Parser, str]]) -> None:
+        rows = slice(self.rows, self.rows + block.line_numbers.size)
+        for field, (words, width) in block.words.items():
+            if words.shape[1] > self.words[field].shape[1]:  # a longer id than any before: widen (rare)
+                self.words[field] = widen(self.words[field], words.shape[1])
+            target = self.words[field][rows]
+            target[:, : words.shape[1]] = words
+            target[:, words.shape[1] :] = 0
+            self.widths[field] = max(self.widths[field], width)
+        for field, values in block.numbers.items():
+            self.numbers[field][rows] = values
+        self.lines[rows] = block.line_numbers + first_line
+        if block.non_ascii_rows.size:
+            self.non_ascii_rows.append(block.non_ascii_rows + self.rows)
+        self.rows = rows.stop
 
     def fields(self) -> TrecFields:
         rows = self.rows
@@ -160,44 +195,76 @@ class _Output:
         )
 
 
-def _read_block(
-    buf: np.ndarray, start: int, end: int, first_line: int, n_fields: int, out: _Output,
-    path: Path, error: type[Exception], what: str,
-) -> int:
-    """Read one block of whole lines into ``out``; return how many newlines it held."""
-    blanks = np.flatnonzero(buf[start:end] <= 32)
-    blanks += start
-    layout = _regular_layout(buf, start, end, blanks, n_fields, first_line)
+@dataclass(frozen=True, eq=False)
+class _Block:
+    """One parsed block. Line numbers are relative to the block (0 = its first line)."""
+
+    line_numbers: np.ndarray
+    n_newlines: int
+    words: dict[int, tuple[np.ndarray, int]]  # id field -> (id words, longest value in bytes)
+    numbers: dict[int, np.ndarray]
+    non_ascii_rows: np.ndarray
+
+
+@dataclass(frozen=True)
+class _BlockError:
+    """A problem found while parsing a block, at a line relative to the block."""
+
+    line: int
+    message: str
+
+
+class _Invalid(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.problem = _BlockError(line, message)
+
+
+def _parse_block(
+    buf: np.ndarray, end: int, n_fields: int, fields: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]],
+    what: str,
+) -> _Block | _BlockError:
+    """Parse the lines ``buf[:end]``; runs on a worker thread, so it only reads its arguments."""
+    try:
+        return _parse_lines(buf, end, n_fields, fields, numbers, what)
+    except _Invalid as invalid:
+        return invalid.problem
+
+
+def _parse_lines(
+    buf: np.ndarray, end: int, n_fields: int, fields: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]],
+    what: str,
+) -> _Block:
+    blanks = np.flatnonzero(buf[:end] <= 32)
+    layout = _regular_layout(buf, 0, end, blanks, n_fields, 0)
     if layout is None:
-        layout = _general_layout(buf, start, end, blanks, n_fields, first_line, path, error, what)
+        layout = _general_layout(buf, 0, end, blanks, n_fields, 0, what)
     line_numbers, bounds, n_newlines = layout
-    count = line_numbers.size
-    for field in (*out.words, *out.numbers):
+    words, values = {}, {}
+    for field in fields:
         starts, lengths = bounds[field]
         width = int(lengths.max(initial=1))
         if width > _MAX_FIELD_BYTES:
-            row = int(np.argmax(lengths))
-            raise error(located(path, int(line_numbers[row]), f"a field of {width} bytes: the line is not a {what} line"))
+            raise _Invalid(int(line_numbers[np.argmax(lengths)]), f"a field of {width} bytes: the line is not a {what} line")
         field_words = _gather_words(buf, starts, lengths, width)
-        if field in out.numbers:
-            name, parse, valid = out.numbers_spec[field]
+        if field in numbers:
+            name, parse, valid = numbers[field]
             text = words_to_ids(field_words, width)
             try:
-                out.numbers[field][out.rows : out.rows + count] = parse(text)
+                values[field] = parse(text)
             except ValueError as problem:
                 row = int(problem.args[0])
                 shown = text[row].decode("utf-8", errors="replace")
-                raise error(located(path, int(line_numbers[row]), f"{name} {shown!r} is not {valid}")) from None
+                raise _Invalid(int(line_numbers[row]), f"{name} {shown!r} is not {valid}") from None
         else:
-            out.store_words(field, field_words, width)
-    if buf[start:end].max() >= 0x80:  # rare: only then find the lines that need a UTF-8 check
-        high = np.flatnonzero(buf[start:end] >= 0x80) + start
+            words[field] = (field_words, width)
+    non_ascii = np.zeros(0, dtype=np.int64)
+    if buf[:end].max() >= 0x80:  # rare: only then find the rows that need a UTF-8 check
+        high = np.flatnonzero(buf[:end] >= 0x80)
         line_ends = bounds[n_fields - 1][0] + bounds[n_fields - 1][1]
         rows = np.searchsorted(line_ends, high)  # sorted: keep the first of each run of equal rows
-        out.non_ascii_rows.append(out.rows + rows[np.concatenate(([True], rows[1:] != rows[:-1]))])
-    out.lines[out.rows : out.rows + count] = line_numbers
-    out.rows += count
-    return n_newlines
+        non_ascii = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+    return _Block(line_numbers, n_newlines, words, values, non_ascii)
 
 
 class _LazyBounds(dict):
@@ -247,8 +314,7 @@ def _regular_layout(
 
 
 def _general_layout(
-    buf: np.ndarray, start: int, end: int, blanks: np.ndarray, n_fields: int, first_line: int,
-    path: Path, error: type[Exception], what: str,
+    buf: np.ndarray, start: int, end: int, blanks: np.ndarray, n_fields: int, first_line: int, what: str
 ) -> Layout:
     """Any whitespace between fields, blank lines, CRLF, no final newline; errors name the line."""
     blank_bytes = buf[blanks]
@@ -256,9 +322,7 @@ def _general_layout(
     if bad.any():
         position = int(blanks[np.argmax(bad)])
         line = first_line + int(np.count_nonzero(buf[start:position] == _NEWLINE))
-        raise error(
-            located(path, line, f"control byte 0x{int(buf[position]):02x}: this is not a text file of whitespace-separated fields")
-        )
+        raise _Invalid(line, f"control byte 0x{int(buf[position]):02x}: this is not a text file of whitespace-separated fields")
     newlines = blanks[blank_bytes == _NEWLINE]
     n_newlines = newlines.size
     if newlines.size == 0 or newlines[-1] != end - 1:
@@ -272,9 +336,7 @@ def _general_layout(
     wrong = np.flatnonzero((per_line != 0) & (per_line != n_fields))
     if wrong.size:
         line = int(wrong[0])
-        raise error(
-            located(path, first_line + line, f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}")
-        )
+        raise _Invalid(first_line + line, f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}")
     lengths = ends - starts
     bounds = _LazyBounds(lambda field: (starts[field::n_fields], lengths[field::n_fields]))
     return first_line + np.flatnonzero(per_line), bounds, n_newlines

@@ -80,31 +80,38 @@ def put_in_trec_eval_order(groups: np.ndarray, scores: np.ndarray, words: np.nda
 
 
 def _sort_tied_runs(tied: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """Each maximal run of tied rows sorted by doc id, descending. ``tied[i]``: rows i and i+1 tie.
+    """Each maximal run of tied rows sorted by doc id, descending, in place. ``tied[i]``: rows i and
+    i+1 tie.
 
-    Runs are padded into blocks of similar length. One-word ids are sorted as values (numpy's SIMD
-    row sort, no permutation needed: tied rows differ only in their id); longer ids by a stable
-    row-wise argsort per word, from the last word to the first.
+    Tied rows differ only in their id, so one-word ids are sorted as plain values: runs of the same
+    length form a matrix sorted row-wise (pairs, the commonest, by one compare-and-swap). Longer ids
+    take a stable row-wise argsort per word, from the last word to the first, on padded blocks.
     """
-    edges = np.diff(np.concatenate(([0], tied.astype(np.int8), [0])))
+    padded = np.zeros(tied.size + 2, dtype=np.int8)
+    padded[1:-1] = tied
+    edges = np.diff(padded)  # +1 where a run of ties starts, -1 where it ends
     run_starts = np.flatnonzero(edges == 1)
     run_lengths = np.flatnonzero(edges == -1) + 1 - run_starts
-    words = words.copy()
+    if words.shape[1] == 1:
+        column = words[:, 0]
+        for length in np.flatnonzero(np.bincount(run_lengths)).tolist():
+            starts = run_starts[run_lengths == length]
+            if length == 2:
+                first, second = column[starts], column[starts + 1]
+                column[starts], column[starts + 1] = np.maximum(first, second), np.minimum(first, second)
+            else:
+                rows = starts[:, None] + np.arange(length)
+                column[rows] = np.sort(column[rows], axis=1)[:, ::-1]
+        return words
     size_class = np.ceil(np.log2(run_lengths)).astype(np.int64)
-    for bucket in np.flatnonzero(np.bincount(size_class)):  # (np.unique would import numpy.ma)
+    for bucket in np.flatnonzero(np.bincount(size_class)).tolist():  # (np.unique would import numpy.ma)
         members = size_class == bucket
         starts, lengths = run_starts[members], run_lengths[members]
-        width = int(lengths.max())
-        columns = np.arange(width)[None, :]
+        columns = np.arange(int(lengths.max()))[None, :]
         valid = columns < lengths[:, None]
-        rows = starts[:, None] + np.where(valid, columns, 0)
-        if words.shape[1] == 1:
-            block = np.where(valid, words[rows, 0], np.uint64(0))  # padding sorts last once reversed
-            words[rows[valid], 0] = np.sort(block, axis=1)[:, ::-1][valid]
-            continue
-        order = rows
-        for column in reversed(range(words.shape[1])):
-            keys = np.where(valid, ~words[order, column], np.uint64(np.iinfo(np.uint64).max))
+        order = starts[:, None] + np.where(valid, columns, 0)
+        for word in reversed(range(words.shape[1])):
+            keys = np.where(valid, ~words[order, word], np.uint64(np.iinfo(np.uint64).max))
             step = np.argsort(keys, axis=1, kind="stable")
             order, valid = np.take_along_axis(order, step, axis=1), np.take_along_axis(valid, step, axis=1)
         words[(starts[:, None] + columns)[columns < lengths[:, None]]] = words[order[valid]]
