@@ -92,12 +92,16 @@ class HashIndex:
             for row, first in zip(pending[same].tolist(), occupant[same].tolist()):
                 duplicate_of[row] = first
             probes[pending[occupied & ~same]] += np.uint64(1)  # taken by another key: probe on
+            # Several keys may race for one empty slot: the earliest row wins, deterministically.
             racers, racer_slots = pending[~occupied], slot[~occupied]
-            self.slots[racer_slots] = racers  # several racers for one slot: one write lands
-            placed = self.slots[racer_slots] == racers
+            order = np.lexsort((racers, racer_slots))
+            racers, racer_slots = racers[order], racer_slots[order]
+            wins = np.ones(racers.size, dtype=bool)
+            wins[1:] = racer_slots[1:] != racer_slots[:-1]
+            self.slots[racer_slots[wins]] = racers[wins]
             # Losers keep their probe count and look at the same slot again next round, so a loser
             # equal to the winner is caught as a duplicate instead of sliding past it.
-            pending = np.concatenate((pending[occupied & ~same], racers[~placed]))
+            pending = np.concatenate((pending[occupied & ~same], racers[~wins]))
         self.duplicate_of = duplicate_of  # row -> earlier row with the same key
 
     def _equal(self, stored: np.ndarray, rows: np.ndarray, words: np.ndarray, salt: np.ndarray | None) -> np.ndarray:

@@ -251,8 +251,7 @@ def _explainer(judged: Judged, run: Run, gold: GoldSet, k: int | None, mode: str
             retrieved.append((doc, (1.0 if judged.relevant[position, rank] else 0.0) if binary and value is not None else value))
         ideal = _ideal_documents(gold, position, shown, mode)
         note = "not in the run: scored as an empty ranking" if judged.missing[position] else ""
-        score = float("nan")
-        return QueryExplanation(query_id, score, retrieved, ideal, note)
+        return QueryExplanation(query_id, retrieved, ideal, note)
 
     return explain
 

@@ -18,7 +18,6 @@ class QueryExplanation:
     """What one query retrieved and what an ideal ranking would have had."""
 
     query_id: str
-    score: float
     retrieved: list[tuple[str, float | None]]  # (doc id, relevance; None = unjudged) in rank order
     ideal: list[tuple[str, float]]  # the best documents known, best first
     note: str = ""

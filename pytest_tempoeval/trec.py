@@ -432,10 +432,4 @@ def parse_ints(text: np.ndarray) -> np.ndarray:
     return np.where(negative, -value, value)
 
 
-def first_bad_float(values: np.ndarray) -> int | None:
-    """Row of the first NaN or infinity, or None."""
-    bad = ~np.isfinite(values)
-    return int(np.argmax(bad)) if bad.any() else None
-
-
-__all__ = ["TrecFields", "first_bad_float", "parse_floats", "parse_ints", "read_fields"]
+__all__ = ["TrecFields", "parse_floats", "parse_ints", "read_fields"]
