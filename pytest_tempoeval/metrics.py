@@ -27,6 +27,16 @@ from .seed_compat import TemporalNDCG, TemporalPrecision
 __all__ = [
     "TemporalNDCG",
     "TemporalPrecision",
+    "assert_average_precision",
+    "assert_mrr",
+    "assert_ndcg",
+    "assert_precision",
+    "assert_recall",
+    "assert_temporal_map",
+    "assert_temporal_mrr",
+    "assert_temporal_ndcg",
+    "assert_temporal_precision",
+    "assert_temporal_recall",
     "average_precision",
     "mrr",
     "ndcg",
@@ -147,6 +157,32 @@ def average_precision(run: RunLike, gold: GoldLike, k: int | None = None) -> Met
     judged = judge_gold(run, gold, depth, need_ideal=False)
     scores = kernels.average_precision(judged.relevant, judged.n_relevant, k)
     return _result("average_precision", judged, run, gold, k, "gold", scores, binary=True)
+
+
+# -- bare-statement assertions ---------------------------------------------------------------------
+# ``assert_temporal_ndcg(run, gold, k=10) >= 0.8`` needs no ``assert``: the comparison raises
+# AssertionError with the explanation when it does not hold, and returns True otherwise.
+
+
+def _checked(metric: Callable[..., MetricResult]) -> Callable[..., MetricResult]:
+    def checked(*args: Any, **kwargs: Any) -> MetricResult:
+        return metric(*args, **kwargs).checked()
+
+    checked.__name__ = f"assert_{metric.__name__}"
+    checked.__doc__ = f"``{metric.__name__}`` whose comparisons raise AssertionError when they fail."
+    return checked
+
+
+assert_temporal_ndcg = _checked(temporal_ndcg)
+assert_temporal_precision = _checked(temporal_precision)
+assert_temporal_recall = _checked(temporal_recall)
+assert_temporal_mrr = _checked(temporal_mrr)
+assert_temporal_map = _checked(temporal_map)
+assert_ndcg = _checked(ndcg)
+assert_precision = _checked(precision)
+assert_recall = _checked(recall)
+assert_mrr = _checked(mrr)
+assert_average_precision = _checked(average_precision)
 
 
 # -- shared plumbing --------------------------------------------------------------------------------

@@ -1,16 +1,187 @@
 """pytest entry point (``pytest11: tempoeval``).
 
 Kept thin on purpose, like pytest-recording's: options, markers, fixtures and hooks only. Nothing heavy
-(numpy, anthropic, vcrpy) is imported here, so a suite that never uses the plugin pays nothing.
+(numpy, anthropic, vcrpy) is imported here, so a suite that never uses the plugin pays nothing; the
+modules doing the work are imported inside the hooks and fixtures that need them.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import pytest
+
+from .session import WORKER_OUTPUT_KEY, TempoEvalSession
+
+if TYPE_CHECKING:
+    from .baselines import BaselineStore
+    from .goldset import GoldSet
+
+SESSION = pytest.StashKey[TempoEvalSession]()
+RECORD_MODES = ("none", "once", "new_episodes", "all")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("tempoeval", "retrieval regression testing with temporal relevance")
+    group.addoption(
+        "--tempoeval-record-mode",
+        choices=RECORD_MODES,
+        default="none",
+        help="LLM-judge cassettes: 'none' replays only (default); once/new_episodes/all record as vcrpy does.",
+    )
+    group.addoption(
+        "--tempoeval-update-baseline", action="store_true", help="Write regression baselines instead of checking them."
+    )
+    group.addoption("--tempoeval-report", metavar="PATH", help="Write every metric check as JSON to PATH.")
+    group.addoption(
+        "--tempoeval-markdown",
+        metavar="PATH",
+        help="Write the metric summary as markdown to PATH (also appended to $GITHUB_STEP_SUMMARY when set).",
+    )
+    parser.addini("tempoeval_gold", "Default gold set for the tempoeval_gold fixture (path from rootdir).")
+    parser.addini("tempoeval_cassette_dir", "Directory of LLM-judge cassettes.", default="fixtures/cassettes")
+    parser.addini("tempoeval_baseline_dir", "Directory of regression baselines.", default="fixtures/baselines")
+    parser.addini("tempoeval_judge_model", "Anthropic model of the LLM judge (default: the plugin's).")
+    parser.addini("tempoeval_max_drop", "Largest drop of a metric mean a baseline check tolerates.", default="0.0")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers",
-        "tempoeval(gold=PATH): golden query set used by the tempoeval_gold fixture.",
+        "markers", "tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture loads (path from rootdir)."
     )
+    config.stash[SESSION] = TempoEvalSession()
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistHooks(config.stash[SESSION]), "tempoeval-xdist")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Bad marker arguments are usage errors, reported before anything runs."""
+    for item in items:
+        for marker in item.iter_markers("tempoeval"):
+            gold = marker.kwargs.get("gold")
+            unknown = set(marker.kwargs) - {"gold"}
+            if marker.args or unknown or not isinstance(gold, (str, os.PathLike)):
+                raise pytest.UsageError(
+                    f"{item.nodeid}: @pytest.mark.tempoeval takes one keyword argument, gold=PATH "
+                    f"(a string path to a YAML/JSON gold set); got args={marker.args!r}, kwargs={marker.kwargs!r}"
+                )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    from .recording import recording
+
+    recorder, rows = item.config.stash[SESSION].recorder_for(item.nodeid)
+    try:
+        with recording(recorder):
+            return (yield)
+    finally:
+        # JUnit XML properties (need junit_family=xunit1 or legacy: see the README).
+        for row in rows:
+            item.user_properties.append((f"tempoeval:{row.metric}", _junit_value(row)))
+
+
+def pytest_assertrepr_compare(config: pytest.Config, op: str, left: Any, right: Any) -> list[str] | None:
+    if "pytest_tempoeval.result" not in sys.modules:  # no metric result exists: nothing to explain
+        return None
+    from .assertion import assertrepr_compare
+
+    return assertrepr_compare(op, left, right, config.get_verbosity())
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    rows = config.stash[SESSION].sorted_rows()
+    if not rows or hasattr(config, "workerinput"):
+        return
+    from .report import terminal_lines
+
+    terminalreporter.section("tempoeval")
+    for line in terminal_lines(rows):
+        terminalreporter.write_line(line)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    state = config.stash[SESSION]
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller writes the reports
+        config.workeroutput[WORKER_OUTPUT_KEY] = state.worker_output()  # type: ignore[attr-defined]
+        return
+    if path := config.getoption("tempoeval_report"):
+        state.write_json(Path(path))
+    if path := config.getoption("tempoeval_markdown"):
+        from .report import markdown
+
+        text = markdown(state.sorted_rows())
+        Path(path).write_text(text, encoding="utf-8")
+        if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
+            with open(summary, "a", encoding="utf-8") as out:
+                out.write(text)
+
+
+class _XdistHooks:
+    """Registered only when pytest-xdist is installed (its hook would be unknown otherwise)."""
+
+    def __init__(self, state: TempoEvalSession) -> None:
+        self.state = state
+
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
+        if payload:
+            self.state.merge_worker_output(payload)
+
+
+# -- fixtures -----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
+    """The gold set named by ``@pytest.mark.tempoeval(gold=...)`` (or the ``tempoeval_gold`` ini key)."""
+    marker = request.node.get_closest_marker("tempoeval")
+    raw = marker.kwargs["gold"] if marker else request.config.getini("tempoeval_gold")
+    if not raw:
+        pytest.fail(
+            f"{request.node.nodeid}: the tempoeval_gold fixture needs a gold set: add "
+            "@pytest.mark.tempoeval(gold='path/to/gold.yaml') or set tempoeval_gold in the pytest ini",
+            pytrace=False,
+        )
+    path = _resolve(Path(raw), request)
+    from .errors import TempoEvalError
+    from .goldset import GoldSet
+
+    state = request.config.stash[SESSION]
+    key = (str(path), path.stat().st_mtime)
+    if key not in state.gold_sets:
+        try:
+            state.gold_sets[key] = GoldSet.load(path)
+        except TempoEvalError as error:
+            pytest.fail(f"{request.node.nodeid}: cannot use gold set {path}:\n{error}", pytrace=False)
+    return state.gold_sets[key]
+
+
+@pytest.fixture
+def tempoeval_baseline(request: pytest.FixtureRequest) -> BaselineStore:
+    """This test's regression baseline file (``<tempoeval_baseline_dir>/<module>/<test>.json``)."""
+    from .baselines import BaselineStore
+
+    directory = request.config.rootpath / request.config.getini("tempoeval_baseline_dir")
+    return BaselineStore.for_test(directory, request.node, request.config.getoption("tempoeval_update_baseline"))
+
+
+def _resolve(path: Path, request: pytest.FixtureRequest) -> Path:
+    """Relative paths are read from the rootdir, then from the test file's directory."""
+    candidates = [path] if path.is_absolute() else [request.config.rootpath / path, request.path.parent / path]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    tried = ", ".join(str(candidate) for candidate in candidates)
+    pytest.fail(f"{request.node.nodeid}: tempoeval gold set {str(path)!r} not found (looked at {tried})", pytrace=False)
+
+
+def _junit_value(row: Any) -> str:
+    score = "nan" if row.score is None else f"{row.score:.6f}"
+    return f"{score} {row.op} {row.threshold:g} [{row.mode}, {row.counted} queries] {row.status}"

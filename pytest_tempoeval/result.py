@@ -185,6 +185,22 @@ class MetricResult(float):
         return lines
 
     # -- comparisons ------------------------------------------------------------------------------
+    # Comparisons with a number are reported to the active recorder (the plugin's session), which is
+    # how reports learn the threshold. ``raise_on_failure`` makes a failed comparison raise the
+    # explanation itself: the ``assert_*`` helpers return results in that state.
+
+    raise_on_failure = False
+
+    def _compare(self, op: str, other: object, outcome: bool) -> bool:
+        from .recording import Check, record
+
+        if isinstance(other, (int, float)) and not isinstance(other, bool):
+            record(Check(self, op, float(other), outcome))
+            if not outcome and self.raise_on_failure:
+                from .assertion import explain_comparison
+
+                raise AssertionError("\n".join(explain_comparison(self, op, float(other), verbose=0)))
+        return outcome
 
     def _check_comparable(self) -> None:
         if not self._details.per_query:
@@ -196,22 +212,33 @@ class MetricResult(float):
 
     def __lt__(self, other: object) -> bool:
         self._check_comparable()
-        return float(self) < other  # type: ignore[operator]
+        return self._compare("<", other, float(self) < _plain(other))
 
     def __le__(self, other: object) -> bool:
         self._check_comparable()
-        return float(self) <= other  # type: ignore[operator]
+        return self._compare("<=", other, float(self) <= _plain(other))
 
     def __gt__(self, other: object) -> bool:
         self._check_comparable()
-        return float(self) > other  # type: ignore[operator]
+        return self._compare(">", other, float(self) > _plain(other))
 
     def __ge__(self, other: object) -> bool:
         self._check_comparable()
-        return float(self) >= other  # type: ignore[operator]
+        return self._compare(">=", other, float(self) >= _plain(other))
 
     def __hash__(self) -> int:
         return float.__hash__(self)
+
+    def checked(self) -> MetricResult:
+        """This result, in the state where a failed comparison raises AssertionError with the
+        explanation: ``assert_temporal_ndcg(...) >= 0.8`` works as a bare statement."""
+        self.raise_on_failure = True
+        return self
+
+
+def _plain(value: object) -> object:
+    """Another result as a plain float, so comparing two results is not dispatched back to it."""
+    return float(value) if isinstance(value, MetricResult) else value
 
 
 def _grade(value: float | None) -> str:

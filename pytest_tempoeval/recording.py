@@ -1,0 +1,41 @@
+"""Where metric results report their checks. Kept free of heavy imports: the plugin loads it.
+
+While a test runs, the plugin installs a recorder; each comparison of a MetricResult with a
+threshold (``assert result >= 0.8``) is reported to it, which is how the session summary, the JSON
+and markdown reports and JUnit properties learn about checks. Outside a test nothing is recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Check:
+    """One comparison of a metric result with a threshold."""
+
+    result: Any  # MetricResult (not imported here: that would pull numpy into plugin start-up)
+    op: str  # ">=", ">", "<=", "<", "=="
+    threshold: float
+    passed: bool
+
+
+Recorder = Callable[[Check], None]
+_active: list[Recorder] = []
+
+
+def record(check: Check) -> None:
+    if _active:
+        _active[-1](check)
+
+
+@contextmanager
+def recording(recorder: Recorder) -> Iterator[None]:
+    _active.append(recorder)
+    try:
+        yield
+    finally:
+        _active.pop()

@@ -1,0 +1,54 @@
+"""Human-readable reports of the session's checks: the terminal summary table and markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .session import CheckRow
+
+COLUMNS = ("test", "metric", "mode", "queries", "score", "threshold", "baseline", "delta", "status")
+
+
+def table_rows(rows: Sequence[CheckRow]) -> list[tuple[str, ...]]:
+    out = []
+    for row in rows:
+        queries = f"{row.counted}" + (f" (+{row.excluded} excl.)" if row.excluded else "")
+        out.append(
+            (
+                row.test,
+                row.metric,
+                row.mode,
+                queries,
+                "nan" if row.score is None else f"{row.score:.4f}",
+                f"{row.op} {row.threshold:g}",
+                "-" if row.baseline is None else f"{row.baseline:.4f}",
+                "-" if row.delta is None else f"{row.delta:+.4f}",
+                row.status,
+            )
+        )
+    return out
+
+
+def terminal_lines(rows: Sequence[CheckRow]) -> list[str]:
+    """A fixed-width table, one line per check, then a count line."""
+    body = table_rows(rows)
+    widths = [max(len(cell) for cell in column) for column in zip(COLUMNS, *body)]
+    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [COLUMNS, *body]]
+    failed = sum(not row.passed for row in rows)
+    lines.append(f"{len(rows)} metric checks, {failed} failed")
+    return lines
+
+
+def markdown(rows: Sequence[CheckRow]) -> str:
+    failed = sum(not row.passed for row in rows)
+    lines = [
+        "## tempoeval",
+        "",
+        f"{len(rows)} metric checks, {failed} failed.",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "---|" * len(COLUMNS),
+    ]
+    for cells in table_rows(rows):
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,112 @@
+"""Session state: every metric check made by the tests, in one object (syrupy-style).
+
+Under pytest-xdist each worker keeps its own rows and hands them to the controller at the end
+(``workeroutput``), which merges them; reports are written once, by the controller, from rows sorted
+by test id, so ``-n 0`` and ``-n 2`` produce the same output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .recording import Check, Recorder
+
+WORKER_OUTPUT_KEY = "tempoeval"
+
+
+@dataclass
+class CheckRow:
+    """One metric check: what a summary line, a JSON entry and a JUnit property say."""
+
+    test: str  # pytest node id
+    sequence: int  # order of the check within its test
+    metric: str  # "temporal_ndcg@10"
+    mode: str
+    counted: int
+    excluded: int
+    score: float | None  # None: no counted query (NaN)
+    op: str
+    threshold: float
+    passed: bool
+    per_query: dict[str, float] = field(default_factory=dict)
+    excluded_queries: dict[str, str] = field(default_factory=dict)
+    baseline: float | None = None
+    delta: float | None = None
+
+    @property
+    def status(self) -> str:
+        return "pass" if self.passed else "FAIL"
+
+    @classmethod
+    def from_check(cls, test: str, sequence: int, check: Check) -> CheckRow:
+        result = check.result
+        score = float(result)
+        return cls(
+            test=test,
+            sequence=sequence,
+            metric=result.label,
+            mode=result.mode,
+            counted=len(result.per_query),
+            excluded=len(result.excluded),
+            score=None if math.isnan(score) else score,
+            op=check.op,
+            threshold=check.threshold,
+            passed=check.passed,
+            per_query=dict(result.per_query),
+            excluded_queries=dict(result.excluded),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"status": self.status}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CheckRow:
+        return cls(**{key: value for key, value in data.items() if key != "status"})
+
+
+class TempoEvalSession:
+    """All checks of this pytest session (of this worker, under xdist)."""
+
+    def __init__(self) -> None:
+        self.rows: list[CheckRow] = []
+        self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
+
+    def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
+        """A recorder that turns the checks made by ``test`` into rows (also returned)."""
+        rows: list[CheckRow] = []
+
+        def record(check: Check) -> None:
+            row = CheckRow.from_check(test, len(rows), check)
+            rows.append(row)
+            self.rows.append(row)
+
+        return record, rows
+
+    def sorted_rows(self) -> list[CheckRow]:
+        return sorted(self.rows, key=lambda row: (row.test, row.sequence))
+
+    # -- xdist ------------------------------------------------------------------------------------
+
+    def worker_output(self) -> str:
+        return json.dumps([row.to_dict() for row in self.rows])
+
+    def merge_worker_output(self, payload: str) -> None:
+        self.rows.extend(CheckRow.from_dict(row) for row in json.loads(payload))
+
+    # -- files ------------------------------------------------------------------------------------
+
+    def write_json(self, path: Path) -> None:
+        rows = [row.to_dict() for row in self.sorted_rows()]
+        document = {"version": 1, "checks": rows, "failed": sum(not row["passed"] for row in rows)}
+        _write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
