@@ -1,0 +1,103 @@
+"""The session summary, JSON and markdown reports, and JUnit properties; identical under xdist."""
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from plugin_helpers import XDIST_MODES, write_gold
+
+TESTS = """
+import pytest
+from pytest_tempoeval import Run, ndcg, temporal_ndcg, temporal_precision
+
+GOOD = {"q2020": ["a2020", "a2016"], "q2016": ["a2016", "a2012"]}
+
+@pytest.mark.tempoeval(gold="gold.yaml")
+def test_good(tempoeval_gold):
+    run = Run(GOOD)
+    assert temporal_ndcg(run, tempoeval_gold, k=2) >= 0.9
+    assert temporal_precision(run, tempoeval_gold, k=2) >= 0.5
+
+@pytest.mark.tempoeval(gold="gold.yaml")
+def test_bad(tempoeval_gold):
+    assert ndcg(Run({"q2020": ["a2012"], "q2016": ["a2016"]}), tempoeval_gold, k=2) >= 0.8
+
+def test_unrelated():
+    assert 1 + 1 == 2
+"""
+
+
+def run_suite(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    write_gold(pytester)
+    pytester.makepyfile(test_reports=TESTS)
+    return pytester.runpytest(*args)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_terminal_summary_lists_every_check(pytester: pytest.Pytester, xdist: list[str]) -> None:
+    result = run_suite(pytester, *xdist)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.re_match_lines(
+        [
+            r".*=+ tempoeval =+",
+            r"test\s+metric\s+mode\s+queries\s+score\s+threshold\s+baseline\s+delta\s+status",
+            r"test_reports.py::test_bad\s+ndcg@2\s+gold\s+2\s+0.5000\s+>= 0.8\s+-\s+-\s+FAIL",
+            r"test_reports.py::test_good\s+temporal_ndcg@2\s+focus_time\s+2\s+1.0000\s+>= 0.9\s+-\s+-\s+pass",
+            r"test_reports.py::test_good\s+temporal_precision@2\s+focus_time\s+2\s+0.5000\s+>= 0.5\s+-\s+-\s+pass",
+            r"3 metric checks, 1 failed",
+        ]
+    )
+
+
+def test_no_section_when_no_metric_is_checked(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_plain():\n    assert True\n")
+    result = pytester.runpytest()
+    assert "= tempoeval =" not in result.stdout.str() and "metric checks" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_json_report(pytester: pytest.Pytester, xdist: list[str]) -> None:
+    run_suite(pytester, *xdist, "--tempoeval-report=out/report.json")
+    document = json.loads((pytester.path / "out" / "report.json").read_text())
+    assert document["version"] == 1 and document["failed"] == 1
+    assert [(c["test"], c["metric"], c["status"]) for c in document["checks"]] == [
+        ("test_reports.py::test_bad", "ndcg@2", "FAIL"),
+        ("test_reports.py::test_good", "temporal_ndcg@2", "pass"),
+        ("test_reports.py::test_good", "temporal_precision@2", "pass"),
+    ]
+    assert document["checks"][0]["per_query"] == {"q2020": 0.0, "q2016": 1.0}
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_markdown_report_and_github_step_summary(
+    pytester: pytest.Pytester, xdist: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = pytester.path / "step_summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    run_suite(pytester, *xdist, "--tempoeval-markdown=summary.md")
+    text = (pytester.path / "summary.md").read_text()
+    assert text.startswith("## tempoeval\n\n3 metric checks, 1 failed.\n")
+    assert "| test_reports.py::test_bad | ndcg@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | FAIL |" in text
+    assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
+
+
+def test_reports_are_identical_with_and_without_xdist(pytester: pytest.Pytester) -> None:
+    outputs = []
+    for args in ([], ["-n", "2"]):
+        run_suite(pytester, *args, "--tempoeval-report=r.json", "--tempoeval-markdown=r.md")
+        outputs.append(((pytester.path / "r.json").read_text(), (pytester.path / "r.md").read_text()))
+    assert outputs[0] == outputs[1]
+
+
+def test_junit_properties(pytester: pytest.Pytester) -> None:
+    run_suite(pytester, "--junitxml=junit.xml", "-o", "junit_family=xunit1")
+    tree = ET.parse(Path(pytester.path / "junit.xml"))
+    properties = {
+        (case.get("name"), prop.get("name")): prop.get("value")
+        for case in tree.iter("testcase")
+        for prop in case.iter("property")
+    }
+    assert properties[("test_bad", "tempoeval:ndcg@2")] == "0.500000 >= 0.8 [gold, 2 queries] FAIL"
+    assert properties[("test_good", "tempoeval:temporal_ndcg@2")] == "1.000000 >= 0.9 [focus_time, 2 queries] pass"
