@@ -85,8 +85,11 @@ def test_bad_marker_argument_is_a_usage_error_naming_the_test(pytester: pytest.P
     pytester.makepyfile(f"import pytest\n\n@pytest.mark.tempoeval({marker})\ndef test_it():\n    pass\n")
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*test_bad_marker_argument_is_a_usage_error_naming_the_test.py::test_it: "
-                                 "@pytest.mark.tempoeval takes one keyword argument, gold=PATH*"])
+    expected = (
+        "*test_bad_marker_argument_is_a_usage_error_naming_the_test.py::test_it: "
+        "@pytest.mark.tempoeval takes one keyword argument, gold=PATH*"
+    )
+    result.stderr.fnmatch_lines([expected])
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
