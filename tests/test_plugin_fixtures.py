@@ -1,4 +1,4 @@
-"""The tempoeval_gold and tempoeval_baseline fixtures, and the marker's error handling."""
+"""The tempoeval_gold and tempoeval_baseline fixtures."""
 
 import json
 
@@ -75,21 +75,6 @@ def test_no_gold_configured_is_a_clear_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*test_it: the tempoeval_gold fixture needs a gold set*"])
-
-
-@pytest.mark.parametrize(
-    "marker", ['"gold.yaml"', "gold=3", 'gold="gold.yaml", k=10', "", 'golden="gold.yaml"']
-)
-def test_bad_marker_argument_is_a_usage_error_naming_the_test(pytester: pytest.Pytester, marker: str) -> None:
-    write_gold(pytester)
-    pytester.makepyfile(f"import pytest\n\n@pytest.mark.tempoeval({marker})\ndef test_it():\n    pass\n")
-    result = pytester.runpytest()
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    expected = (
-        "*test_bad_marker_argument_is_a_usage_error_naming_the_test.py::test_it: "
-        "@pytest.mark.tempoeval takes one keyword argument, gold=PATH*"
-    )
-    result.stderr.fnmatch_lines([expected])
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

@@ -83,14 +83,6 @@ def test_markdown_report_and_github_step_summary(
     assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
 
 
-def test_reports_are_identical_with_and_without_xdist(pytester: pytest.Pytester) -> None:
-    outputs = []
-    for args in ([], ["-n", "2"]):
-        run_suite(pytester, *args, "--tempoeval-report=r.json", "--tempoeval-markdown=r.md")
-        outputs.append(((pytester.path / "r.json").read_text(), (pytester.path / "r.md").read_text()))
-    assert outputs[0] == outputs[1]
-
-
 def test_junit_properties(pytester: pytest.Pytester) -> None:
     run_suite(pytester, "--junitxml=junit.xml", "-o", "junit_family=xunit1")
     tree = ET.parse(Path(pytester.path / "junit.xml"))

@@ -1,0 +1,34 @@
+"""The tempoeval marker: its argument is checked before anything runs."""
+
+import pytest
+from plugin_helpers import write_gold
+
+
+@pytest.mark.parametrize(
+    "marker", ['"gold.yaml"', "gold=3", 'gold="gold.yaml", k=10', "", 'golden="gold.yaml"']
+)
+def test_bad_marker_argument_is_a_usage_error_naming_the_test(pytester: pytest.Pytester, marker: str) -> None:
+    write_gold(pytester)
+    pytester.makepyfile(f"import pytest\n\n@pytest.mark.tempoeval({marker})\ndef test_it():\n    pass\n")
+    result = pytester.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    expected = (
+        "*test_bad_marker_argument_is_a_usage_error_naming_the_test.py::test_it: "
+        "@pytest.mark.tempoeval takes one keyword argument, gold=PATH*"
+    )
+    result.stderr.fnmatch_lines([expected])
+
+
+def test_marker_on_a_class_applies_to_its_tests(pytester: pytest.Pytester) -> None:
+    write_gold(pytester)
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.tempoeval(gold="gold.yaml")
+        class TestSuite:
+            def test_one(self, tempoeval_gold):
+                assert len(tempoeval_gold) == 2
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
