@@ -10,6 +10,7 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
+    "AnthropicJudge": "judge",
     "FocusTime": "focus_time",
     "GoldSet": "goldset",
     "GoldQuery": "goldset",
@@ -45,6 +46,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "AnthropicJudge",
     "FocusTime",
     "FocusTimeError",
     "GoldDocument",

@@ -19,7 +19,15 @@ from . import kernels
 from .columns import decode_ids
 from .errors import MetricError
 from .goldset import GoldSet
-from .relevance import GRADE_SCALE, Judged, focus_index, jaccard, judge_focus_time, judge_gold
+from .relevance import (
+    GRADE_SCALE,
+    Judged,
+    focus_index,
+    jaccard,
+    judge_focus_time,
+    judge_gold,
+    judge_llm,
+)
 from .result import MetricResult, QueryExplanation, QueryScores
 from .run import Run
 from .seed_compat import TemporalNDCG, TemporalPrecision
@@ -85,7 +93,7 @@ def temporal_precision(
 ) -> MetricResult:
     """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard > threshold if > 0)."""
     run, gold, k = _inputs(run, gold, k)
-    judged = _judge(run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"), need_pool=False)
+    judged = _judge(run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True)
     return _result("temporal_precision", judged, run, gold, k, mode, kernels.precision(judged.relevant, k), binary=True)
 
 
@@ -217,19 +225,18 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 def _judge(
     run: Run, gold: GoldSet, depth: int, mode: str, judge: Any, threshold: float = 0.0, strict: bool = False,
-    modes: tuple[str, ...] = TEMPORAL_MODES, need_pool: bool = True,
+    modes: tuple[str, ...] = TEMPORAL_MODES, binary: bool = False,
 ) -> Judged:
+    """Relevance for the chosen mode. ``binary`` metrics (precision) need no ideal ranking, and in
+    LLM mode ask for the binary verdict instead of the 0-4 grade."""
     _check_choice("mode", mode, modes)
     if not 0.0 <= threshold < 1.0:
         raise MetricError(f"threshold is a Jaccard similarity in [0, 1), got {threshold!r}")
     if mode == "gold":
         return judge_gold(run, gold, depth)
     if mode == "llm":
-        raise NotImplementedError(
-            "mode='llm' needs the LLM judge (AnthropicJudge), which is not part of this release yet; "
-            "use mode='focus_time' or mode='gold'"
-        )
-    return judge_focus_time(run, gold, depth, threshold, strict, pool=need_pool)
+        return judge_llm(run, gold, depth, judge, graded=not binary, strict=strict)
+    return judge_focus_time(run, gold, depth, threshold, strict, pool=not binary)
 
 
 def _ndcg_result(name: str, judged: Judged, run: Run, gold: GoldSet, k: int, mode: str, gain: str) -> MetricResult:

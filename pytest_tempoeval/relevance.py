@@ -12,7 +12,7 @@ gold query, which retrieved document is which gold document) is cached on the ru
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -439,3 +439,51 @@ def _add_retrieved_to_pool(
     extra = np.where(outside, relevance, 0.0)
     ideal[:] = -np.sort(-np.concatenate((ideal, extra), axis=1), axis=1)[:, : ideal.shape[1]]
     n_relevant += (outside & relevant).sum(axis=1)
+
+
+# -- LLM mode -----------------------------------------------------------------------------------------
+
+NO_QUERY_TEXT = "no query text for the judge"
+NOTHING_JUDGED_RELEVANT = "no retrieved document was judged relevant"
+
+
+def judge_llm(run: Run, gold: GoldSet, depth: int, judge: Any, graded: bool, strict: bool = False) -> Judged:
+    """Relevance from an LLM judge: grade 0-4 (graded) or verdict 0/1, for the top ``depth`` documents.
+
+    The ideal ranking is the judged retrieved documents re-sorted: only they have a known grade.
+    A document with no text (neither in the run nor in the gold set) cannot be judged: it counts as
+    unjudged, or is an error with ``strict=True``.
+    """
+    if judge is None:
+        raise MetricError(
+            "mode='llm' needs judge=: an AnthropicJudge (the tempoeval_judge fixture gives one bound to this "
+            "test's cassette)"
+        )
+    alignment = align(run, gold)
+    rows = ranked_rows(run, alignment, depth)
+    items, positions, excluded = [], [], {}
+    documents = gold.documents
+    for position, query in enumerate(gold.queries.values()):
+        if not query.text:
+            excluded[position] = NO_QUERY_TEXT
+            continue
+        valid = rows[position][rows[position] >= 0]
+        for rank, doc in enumerate(decode_ids(run.table.doc_ids[valid])):
+            text = run.texts.get(doc) or (documents[doc].text if doc in documents else None)
+            if text is None:
+                if strict:
+                    raise MetricError(f"doc {doc!r} (query {query.id!r}, rank {rank + 1}) has no text to judge (strict=True)")
+                continue
+            items.append((query.id, query.text, doc, text))
+            positions.append((position, rank))
+    judgments = judge.grade_all(items) if graded else judge.verdict_all(
+        items, {query.id: query.temporal_focus for query in gold.queries.values()}
+    )
+    relevance = np.zeros(rows.shape)
+    judged = np.zeros(rows.shape, dtype=bool)
+    for (position, rank), judgment in zip(positions, judgments):
+        relevance[position, rank] = judgment.value
+        judged[position, rank] = True
+    ideal = -np.sort(-relevance, axis=1)
+    n_relevant = (relevance >= 1).sum(axis=1)
+    return Judged(gold.query_ids, rows, relevance, judged, relevance >= 1, ideal, n_relevant, excluded, alignment.run_of_gold < 0)

@@ -111,6 +111,8 @@ class FakeMessagesServer:
         self.requests: list[dict[str, Any]] = []  # bodies received, in arrival order
         self.headers: list[dict[str, str]] = []
         self._faults: deque[Fault] = deque()
+        self.in_flight = 0  # requests being answered right now
+        self.max_in_flight = 0  # the most answered at once (concurrency tests)
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -160,6 +162,15 @@ class FakeMessagesServer:
             self.requests.append(body)
             self.headers.append(headers)
 
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
 
 class _Handler(BaseHTTPRequestHandler):
     fake: FakeMessagesServer
@@ -169,6 +180,13 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_POST(self) -> None:
+        self.fake._enter()
+        try:
+            self._answer()
+        finally:
+            self.fake._leave()
+
+    def _answer(self) -> None:
         length = int(self.headers.get("content-length", 0))
         raw = self.rfile.read(length)
         if self.path.split("?")[0] != "/v1/messages":

@@ -127,8 +127,8 @@ def test_bad_arguments(kwargs: dict, message: str) -> None:
         temporal_ndcg(RUN, GOLD, **kwargs)
 
 
-def test_llm_mode_is_not_available_yet() -> None:
-    with pytest.raises(NotImplementedError, match="LLM judge"):
+def test_llm_mode_needs_a_judge() -> None:
+    with pytest.raises(MetricError, match="mode='llm' needs judge="):
         temporal_ndcg(RUN, GOLD, mode="llm")
 
 
