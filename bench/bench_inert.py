@@ -258,6 +258,24 @@ def forbidden_imports(entries: list[ImportEntry]) -> list[str]:
     return found
 
 
+def count_instructions(cmd: list[str], env: dict[str, str], cwd: Path, out_dir: Path) -> int:
+    """Instructions executed by the pytest process (not its children), per callgrind."""
+    proc = subprocess.Popen(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_dir}/callgrind.%p", *cmd],
+        cwd=cwd,
+        env={**env, "PYTHONHASHSEED": "0"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _, stderr = proc.communicate(timeout=SUBPROCESS_TIMEOUT_S)
+    # A forked child writes its own "Collected" line; keep the process we started.
+    found = re.search(rf"^=={proc.pid}== Collected : (\d+)$", stderr, re.MULTILINE)
+    if proc.returncode != 0 or not found:
+        raise SystemExit(f"callgrind run failed (exit {proc.returncode}):\n{stderr[-3000:]}")
+    return int(found.group(1))
+
+
 # ---------------------------------------------------------------------------------------------
 # statistics and report
 
@@ -385,6 +403,12 @@ def main() -> None:
         "shorter and less noisy, but xdist-only code paths of the plugin are not exercised",
     )
     parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="also run each side once under valgrind --tool=callgrind (~1 min each) and convert "
+        "the difference in executed instructions into ms: the one noise-free estimate here",
+    )
+    parser.add_argument(
         "--keep", action="store_true", help="keep the temp dir (suite, pycache, import logs)"
     )
     args = parser.parse_args()
@@ -509,7 +533,24 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> bool:
     if bootstrap_median_ci(wall.diffs)[1] > budget:
         print(
             "note: the wall-time interval reaches past the budget, so at this noise level the "
-            "verdict rests on the point estimates: raise --repeats, or use --only-this-plugin"
+            "verdict rests on the point estimates: raise --repeats, use --only-this-plugin, or "
+            "see --callgrind"
+        )
+
+    if args.callgrind:
+        if not shutil.which("valgrind"):
+            raise SystemExit("--callgrind needs valgrind on PATH")
+        cg_dir = data_dir / "callgrind"
+        cg_dir.mkdir()
+        ir_with = count_instructions(with_cmd, env, suite, cg_dir)
+        ir_without = count_instructions(without_cmd, env, suite, cg_dir)
+        share = (ir_with - ir_without) / ir_without
+        estimate = share * statistics.median(cpu.without)
+        print(
+            f"\ncallgrind (one run each, PYTHONHASHSEED=0): with {ir_with / 1e6:,.1f} M "
+            f"instructions, without {ir_without / 1e6:,.1f} M: +{(ir_with - ir_without) / 1e6:.1f} "
+            f"M ({share:+.2%}), i.e. ~{ms(estimate)} at the median CPU time without "
+            f"({'within' if estimate <= budget else 'OVER'} the budget)"
         )
 
     # Diagnostics: -X importtime.

@@ -60,12 +60,14 @@ class AnthropicJudge:
         base_url: str | None = None,
         max_retries: int = 2,
         timeout: float = 60.0,
+        cassette: tuple[Any, str] | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         self.model = model
         self.max_concurrency = max_concurrency
         self.stats = JudgeStats()
+        self.cassette = cassette  # (cassette path, re-record command) when bound by tempoeval_judge
         self._client = client
         self._client_options = {"api_key": api_key, "base_url": base_url, "max_retries": max_retries, "timeout": timeout}
         self._replies: dict[tuple[str, str], str] = {}  # (model, prompt) -> reply text
@@ -121,7 +123,12 @@ class AnthropicJudge:
                 async with limit:  # the second try must reach the API, not the remembered reply
                     return await self._ask(prompt, fresh=attempts > 1)
 
-            return Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
+            try:
+                return Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
+            except JudgeError as error:
+                if str(error).startswith(where):
+                    raise
+                raise type(error)(f"{where}: {error}") from error
 
         return list(await asyncio.gather(*(judge(*item) for item in items)))
 
@@ -164,6 +171,15 @@ class AnthropicJudge:
                 model=self.model, max_tokens=MAX_TOKENS, messages=[{"role": "user", "content": prompt}]
             )
         except Exception as error:
+            if self.cassette is not None:
+                from .cassettes import JudgeCassetteError, is_cassette_miss
+
+                if is_cassette_miss(error):
+                    path, command = self.cassette
+                    raise JudgeCassetteError(
+                        f"this judgment is not in the cassette {path} (record mode 'none' replays only; a changed "
+                        f"prompt, document or model is a miss). Re-record with: {command}"
+                    ) from None
             raise JudgeError(f"the judge ({self.model}) failed: {error}") from error
         self.stats.judgments += 1
         usage = getattr(message, "usage", None)

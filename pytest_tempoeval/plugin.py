@@ -164,6 +164,31 @@ def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
 
 
 @pytest.fixture
+def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None]:
+    """An AnthropicJudge whose requests go through this test's cassette
+    (``<tempoeval_cassette_dir>/<test module>/<test name>.yaml``).
+
+    Record mode ``none`` (the default) replays only: no retries, no network, and a miss fails at once
+    with JudgeCassetteError naming the cassette and the command to re-record.
+    """
+    from .cassettes import cassette_path, judge_cassette, rerecord_command
+    from .judge import DEFAULT_MODEL, AnthropicJudge
+
+    config = request.config
+    mode = config.getoption("tempoeval_record_mode")
+    path = cassette_path(config.rootpath / config.getini("tempoeval_cassette_dir"), request.node)
+    replay_only = mode == "none"
+    judge = AnthropicJudge(
+        model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
+        api_key="replay-only" if replay_only and not os.environ.get("ANTHROPIC_API_KEY") else None,
+        max_retries=0 if replay_only else 2,
+        cassette=(path, rerecord_command(request.node)),
+    )
+    with judge_cassette(path, mode):
+        yield judge
+
+
+@pytest.fixture
 def tempoeval_baseline(request: pytest.FixtureRequest) -> BaselineStore:
     """This test's regression baseline file (``<tempoeval_baseline_dir>/<module>/<test>.json``)."""
     from .baselines import BaselineStore

@@ -1,0 +1,120 @@
+"""Judge cassettes: record once against the fake server, replay offline, fail clearly on a miss."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pytest_tempoeval.testing import FakeMessagesServer
+
+SENTINEL = "sk-ant-api03-SENTINEL-SENTINEL-SENTINEL-0123456789"
+GOLD = """\
+version: 1
+documents:
+  d2016: {text: "The 2016 election was won by Trump."}
+  d2020: {text: "The 2020 election was won by Biden."}
+queries:
+  - id: q2016
+    text: "Who won in 2016?"
+"""
+TEST = """
+import pytest
+from pytest_tempoeval import Run, temporal_ndcg
+
+@pytest.mark.tempoeval(gold="gold.yaml")
+def test_llm(tempoeval_gold, tempoeval_judge):
+    result = temporal_ndcg(Run({"q2016": ["d2020", "d2016"]}), tempoeval_gold, k=2, mode="llm", judge=tempoeval_judge)
+    print("SCORE", repr(float(result)), tempoeval_judge.stats)
+"""
+CASSETTE = Path("fixtures/cassettes/test_judged/test_llm.yaml")
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    pytester.makefile(".yaml", gold=GOLD)
+    pytester.makepyfile(test_judged=TEST)
+    return pytester
+
+
+def record(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
+    with FakeMessagesServer() as server, monkeypatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", SENTINEL)
+        env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        result = suite.runpytest("-s", "--tempoeval-record-mode=once")
+        assert len(server.requests) == 2
+    result.assert_outcomes(passed=1)
+    return re.search(r"SCORE (\S+)", result.stdout.str()).group(1)
+
+
+def test_record_then_replay_offline_gives_identical_scores(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    recorded = record(suite, monkeypatch)
+    assert (suite.path / CASSETTE).is_file()
+    # The server is gone and no key is set: replay must not need either.
+    replayed = suite.runpytest("-s")
+    replayed.assert_outcomes(passed=1)
+    assert re.search(r"SCORE (\S+)", replayed.stdout.str()).group(1) == recorded
+    assert "judgments=2" in replayed.stdout.str()  # served by the cassette
+
+
+def test_cassettes_hold_no_secrets_or_account_headers(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    record(suite, monkeypatch)
+    text = (suite.path / CASSETTE).read_text()
+    assert SENTINEL not in text and "SENTINEL" not in text
+    for header in ("authorization", "x-api-key", "anthropic-organization-id", "request-id", "org-fake", "req_fake"):
+        assert header not in text.lower(), header
+    assert "https://api.anthropic.com/v1/messages" in text  # stored as the public API, whatever the base URL
+
+
+def test_changed_document_is_a_miss_naming_cassette_query_doc_and_command(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    record(suite, monkeypatch)
+    (suite.path / "gold.yaml").write_text(GOLD.replace("won by Trump", "won by Donald Trump"))
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "JudgeCassetteError: judging doc 'd2016' for query 'q2016'" in output
+    assert str(CASSETTE) in output and "--tempoeval-record-mode=once" in output
+
+
+def test_missing_cassette_fails_without_retries(suite: pytest.Pytester) -> None:
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1)
+    assert "JudgeCassetteError" in result.stdout.str() and "Connection error" not in result.stdout.str()
+    assert not (suite.path / CASSETTE).exists()  # nothing is written in replay mode
+
+
+def test_errors_are_never_recorded(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_tempoeval.testing import Fault
+
+    with FakeMessagesServer() as server, monkeypatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", SENTINEL)
+        env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        server.inject(Fault.rate_limit(retry_after=0), Fault.server_error())
+        suite.runpytest("--tempoeval-record-mode=once").assert_outcomes(passed=1)
+        assert len(server.requests) == 4  # two faults retried by the SDK, then two answers
+    statuses = re.findall(r"code: (\d+)", (suite.path / CASSETTE).read_text())
+    assert statuses == ["200", "200"]
+
+
+def test_stock_vcrpy_replays_our_cassettes(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    import anthropic
+    import vcr
+
+    record(suite, monkeypatch)
+    cassette = suite.path / CASSETTE
+    body = _first_request_body(cassette)
+    with vcr.use_cassette(str(cassette), record_mode="none", match_on=["method", "uri", "body"]):
+        client = anthropic.Anthropic(api_key="unused", max_retries=0)
+        message = client.messages.create(**body)
+    assert json.loads(message.content[0].text)["relevance_score"] in (0, 4)
+
+
+def _first_request_body(cassette: Path) -> dict:
+    import yaml
+
+    body = yaml.safe_load(cassette.read_text())["interactions"][0]["request"]["body"]
+    return json.loads(body["string"] if isinstance(body, dict) else body)
