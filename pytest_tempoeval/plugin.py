@@ -94,14 +94,17 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: Any, right: 
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    rows = config.stash[SESSION].sorted_rows()
-    if not rows or hasattr(config, "workerinput"):
+    state = config.stash[SESSION]
+    rows, judging = state.sorted_rows(), state.judge_summary()
+    if (not rows and not judging) or hasattr(config, "workerinput"):
         return
     from .report import terminal_lines
 
     terminalreporter.section("tempoeval")
-    for line in terminal_lines(rows):
+    for line in terminal_lines(rows) if rows else []:
         terminalreporter.write_line(line)
+    if judging:
+        terminalreporter.write_line(judging)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -115,7 +118,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if path := config.getoption("tempoeval_markdown"):
         from .report import markdown
 
-        text = markdown(state.sorted_rows())
+        text = markdown(state.sorted_rows(), state.judge_summary())
         Path(path).write_text(text, encoding="utf-8")
         if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
             with open(summary, "a", encoding="utf-8") as out:
@@ -186,6 +189,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
     )
     with judge_cassette(path, mode):
         yield judge
+    config.stash[SESSION].add_judge_stats(judge.stats)
 
 
 @pytest.fixture

@@ -39,12 +39,12 @@ def terminal_lines(rows: Sequence[CheckRow]) -> list[str]:
     return lines
 
 
-def markdown(rows: Sequence[CheckRow]) -> str:
+def markdown(rows: Sequence[CheckRow], judging: str | None = None) -> str:
     failed = sum(not row.passed for row in rows)
     lines = [
         "## tempoeval",
         "",
-        f"{len(rows)} metric checks, {failed} failed.",
+        f"{len(rows)} metric checks, {failed} failed." + (f" {judging}." if judging else ""),
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "---|" * len(COLUMNS),

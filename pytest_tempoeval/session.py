@@ -16,6 +16,7 @@ from typing import Any
 from .recording import Check, Recorder
 
 WORKER_OUTPUT_KEY = "tempoeval"
+JUDGE_COUNTERS = ("judgments", "cache_hits", "input_tokens", "output_tokens")
 
 
 @dataclass
@@ -73,6 +74,7 @@ class TempoEvalSession:
 
     def __init__(self) -> None:
         self.rows: list[CheckRow] = []
+        self.judge_stats = dict.fromkeys(JUDGE_COUNTERS, 0)  # summed over every test's judge
         self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
@@ -86,22 +88,39 @@ class TempoEvalSession:
 
         return record, rows
 
+    def add_judge_stats(self, stats: Any) -> None:
+        for counter in JUDGE_COUNTERS:
+            self.judge_stats[counter] += getattr(stats, counter)
+
+    def judge_summary(self) -> str | None:
+        stats = self.judge_stats
+        if not stats["judgments"] and not stats["cache_hits"]:
+            return None
+        return (
+            f"LLM judge: {stats['judgments']} judgments, {stats['cache_hits']} answered from memory, "
+            f"{stats['input_tokens']} input / {stats['output_tokens']} output tokens"
+        )
+
     def sorted_rows(self) -> list[CheckRow]:
         return sorted(self.rows, key=lambda row: (row.test, row.sequence))
 
     # -- xdist ------------------------------------------------------------------------------------
 
     def worker_output(self) -> str:
-        return json.dumps([row.to_dict() for row in self.rows])
+        return json.dumps({"checks": [row.to_dict() for row in self.rows], "judge": self.judge_stats})
 
     def merge_worker_output(self, payload: str) -> None:
-        self.rows.extend(CheckRow.from_dict(row) for row in json.loads(payload))
+        data = json.loads(payload)
+        self.rows.extend(CheckRow.from_dict(row) for row in data["checks"])
+        for counter in JUDGE_COUNTERS:
+            self.judge_stats[counter] += data["judge"][counter]
 
     # -- files ------------------------------------------------------------------------------------
 
     def write_json(self, path: Path) -> None:
         rows = [row.to_dict() for row in self.sorted_rows()]
-        document = {"version": 1, "checks": rows, "failed": sum(not row["passed"] for row in rows)}
+        failed = sum(not row["passed"] for row in rows)
+        document = {"version": 1, "checks": rows, "failed": failed, "judge": self.judge_stats}
         _write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
 
 

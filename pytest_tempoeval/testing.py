@@ -248,3 +248,22 @@ def _prompt_text(body: dict[str, Any]) -> str:
     if isinstance(content, list):
         return "".join(block.get("text", "") for block in content if isinstance(block, dict))
     return str(content)
+
+
+def main() -> None:
+    """``python -m pytest_tempoeval.testing``: serve the fake API until interrupted (for recording)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Loopback fake of the Anthropic Messages API.")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    args = parser.parse_args()
+    with FakeMessagesServer(latency=args.latency) as server:
+        print(f"ANTHROPIC_BASE_URL={server.base_url}", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_tempoeval.testing import FakeMessagesServer
 
-SENTINEL = "sk-ant-api03-SENTINEL-SENTINEL-SENTINEL-0123456789"
+SENTINEL = "test-sentinel-key-SENTINEL-0123456789"
 GOLD = """\
 version: 1
 documents:
@@ -57,6 +57,7 @@ def test_record_then_replay_offline_gives_identical_scores(suite: pytest.Pyteste
     replayed.assert_outcomes(passed=1)
     assert re.search(r"SCORE (\S+)", replayed.stdout.str()).group(1) == recorded
     assert "judgments=2" in replayed.stdout.str()  # served by the cassette
+    replayed.stdout.fnmatch_lines(["LLM judge: 2 judgments, 0 answered from memory, * input / * output tokens"])
 
 
 def test_cassettes_hold_no_secrets_or_account_headers(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

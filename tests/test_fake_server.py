@@ -9,7 +9,7 @@ import pytest
 from pytest_tempoeval.prompts import graded_prompt, verdict_prompt
 from pytest_tempoeval.testing import FakeMessagesServer, Fault, fake_judgment
 
-SENTINEL_KEY = "sk-ant-test-SENTINEL-not-a-real-key"
+SENTINEL_KEY = "test-sentinel-key-not-a-real-key"
 
 
 @pytest.fixture

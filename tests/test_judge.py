@@ -18,7 +18,7 @@ from pytest_tempoeval.judge import DEFAULT_MODEL, AnthropicJudge
 from pytest_tempoeval.metrics import TemporalNDCG
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
-KEY = "sk-ant-test-SENTINEL"
+KEY = "test-sentinel-key"
 GOLD = GoldSet.from_dict(
     {
         "documents": {
