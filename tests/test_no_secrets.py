@@ -13,11 +13,11 @@ SECRET_VALUES = [  # anywhere in the repository
     re.compile(r"\bBearer\s+[A-Za-z0-9_\-]{10,}"),
 ]
 CASSETTE_HEADERS = [  # in cassettes, even the header names must be gone
-    re.compile(r"\b" + "x-api" + r"-key\b", re.I),
-    re.compile(r"\b" + "authori" + r"zation\b", re.I),
-    re.compile("anthropic-" + "organization-id", re.I),
-    re.compile(r"\brequest-id\b", re.I),
-    re.compile(r"\bset-cookie\b", re.I),
+    re.compile(r"\b" + "x-api" + r"-key\b", re.IGNORECASE),
+    re.compile(r"\b" + "authori" + r"zation\b", re.IGNORECASE),
+    re.compile("anthropic-" + "organization-id", re.IGNORECASE),
+    re.compile(r"\brequest-id\b", re.IGNORECASE),
+    re.compile(r"\bset-cookie\b", re.IGNORECASE),
 ]
 ALLOWED = {"tests/test_no_secrets.py"}
 
