@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +61,7 @@ class AnthropicJudge:
         max_retries: int = 2,
         timeout: float = 60.0,
         cassette: tuple[Any, str] | None = None,
+        progress: Callable[[int, int, int], None] | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -68,6 +69,7 @@ class AnthropicJudge:
         self.max_concurrency = max_concurrency
         self.stats = JudgeStats()
         self.cassette = cassette  # (cassette path, re-record command) when bound by tempoeval_judge
+        self.progress = progress  # called with (done, total, cached) while judging live
         self._client = client
         self._client_options = {"api_key": api_key, "base_url": base_url, "max_retries": max_retries, "timeout": timeout}
         self._replies: dict[tuple[str, str], str] = {}  # (model, prompt) -> reply text
@@ -111,6 +113,8 @@ class AnthropicJudge:
     ) -> list[Judgment]:
         limit = asyncio.Semaphore(self.max_concurrency)
         read = read_grade if graded else read_verdict
+        items = list(items)
+        done, cached_before = 0, self.stats.cache_hits
 
         async def judge(query_id: str, query: str, doc_id: str, document: str) -> Judgment:
             prompt = graded_prompt(query, document) if graded else verdict_prompt(query, document, temporal_focus.get(query_id))
@@ -123,12 +127,17 @@ class AnthropicJudge:
                 async with limit:  # the second try must reach the API, not the remembered reply
                     return await self._ask(prompt, fresh=attempts > 1)
 
+            nonlocal done
             try:
-                return Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
+                judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
             except JudgeError as error:
                 if str(error).startswith(where):
                     raise
                 raise type(error)(f"{where}: {error}") from error
+            done += 1
+            if self.progress is not None:
+                self.progress(done, len(items), self.stats.cache_hits - cached_before)
+            return judgment
 
         return list(await asyncio.gather(*(judge(*item) for item in items)))
 

@@ -186,6 +186,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
         api_key="replay-only" if replay_only and not os.environ.get("ANTHROPIC_API_KEY") else None,
         max_retries=0 if replay_only else 2,
         cassette=(path, rerecord_command(request.node)),
+        progress=None if replay_only else _progress_line(config),
     )
     with judge_cassette(path, mode):
         yield judge
@@ -199,6 +200,32 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> BaselineStore:
 
     directory = request.config.rootpath / request.config.getini("tempoeval_baseline_dir")
     return BaselineStore.for_test(directory, request.node, request.config.getoption("tempoeval_update_baseline"))
+
+
+def _progress_line(config: pytest.Config) -> Any:
+    """While judgments are recorded live (slow, billed), a terminal line updated in place:
+    ``judging 340/1000 (120 cached)``. None under xdist workers, which have no terminal."""
+    if hasattr(config, "workerinput"):
+        return None
+    import time
+
+    writer = config.get_terminal_writer()
+    capture = config.pluginmanager.getplugin("capturemanager")
+    last = [0.0]
+
+    def show(done: int, total: int, cached: int) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < 0.2:  # at most five updates a second
+            return
+        last[0] = now
+        text = f"\rjudging {done}/{total} ({cached} cached)" + ("\n" if done == total else "")
+        if capture is None:
+            writer.write(text, flush=True)
+            return
+        with capture.global_and_fixture_disabled():
+            writer.write(text, flush=True)
+
+    return show
 
 
 def _resolve(path: Path, request: pytest.FixtureRequest) -> Path:

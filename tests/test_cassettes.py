@@ -119,3 +119,40 @@ def _first_request_body(cassette: Path) -> dict:
 
     body = yaml.safe_load(cassette.read_text())["interactions"][0]["request"]["body"]
     return json.loads(body["string"] if isinstance(body, dict) else body)
+
+
+def test_progress_line_while_recording_and_silence_in_replay(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeMessagesServer() as server, monkeypatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", SENTINEL)
+        env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        recording = suite.runpytest("--tempoeval-record-mode=once")
+    assert "judging 2/2 (0 cached)" in recording.stdout.str()
+    replay = suite.runpytest()
+    replay.assert_outcomes(passed=1)
+    assert "judging" not in replay.stdout.str()
+
+
+def test_changed_model_is_a_miss(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    record(suite, monkeypatch)
+    result = suite.runpytest("-o", "tempoeval_judge_model=claude-opus-4-5")
+    result.assert_outcomes(failed=1)
+    assert "JudgeCassetteError" in result.stdout.str()
+
+
+def test_concurrent_replay_does_not_depend_on_completion_order(tmp_path: Path) -> None:
+    import asyncio
+
+    from pytest_tempoeval.cassettes import judge_cassette
+    from pytest_tempoeval.judge import AnthropicJudge
+
+    items = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"from {1990 + i % 5} to {1992 + i % 5}") for i in range(40)]
+    path = tmp_path / "many.yaml"
+    with FakeMessagesServer(latency=0.01) as server, judge_cassette(path, "once"):
+        judge = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, max_concurrency=1)
+        recorded = asyncio.run(judge.agrade_all(items))  # recorded in order
+    with judge_cassette(path, "none"):
+        judge = AnthropicJudge(api_key="replay-only", max_retries=0, max_concurrency=40, cassette=(path, "cmd"))
+        replayed = asyncio.run(judge.agrade_all(list(reversed(items))))  # all at once, reversed
+    assert sorted(replayed, key=lambda j: j.query_id) == sorted(recorded, key=lambda j: j.query_id)
