@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .recording import active_recorders
 from .session import WORKER_OUTPUT_KEY, TempoEvalSession
 
 if TYPE_CHECKING:
@@ -73,13 +74,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    from .recording import recording
-
+    # Runs for every test of every suite that has the plugin installed: kept to a push and a pop.
     recorder, rows = item.config.stash[SESSION].recorder_for(item.nodeid)
+    active_recorders.append(recorder)
     try:
-        with recording(recorder):
-            return (yield)
+        return (yield)
     finally:
+        active_recorders.pop()
         # JUnit XML properties (need junit_family=xunit1 or legacy: see the README).
         for row in rows:
             item.user_properties.append((f"tempoeval:{row.metric}", _junit_value(row)))

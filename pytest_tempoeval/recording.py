@@ -7,8 +7,7 @@ and markdown reports and JUnit properties learn about checks. Outside a test not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,18 +23,9 @@ class Check:
 
 
 Recorder = Callable[[Check], None]
-_active: list[Recorder] = []
+active_recorders: list[Recorder] = []  # the plugin pushes one per running test
 
 
 def record(check: Check) -> None:
-    if _active:
-        _active[-1](check)
-
-
-@contextmanager
-def recording(recorder: Recorder) -> Iterator[None]:
-    _active.append(recorder)
-    try:
-        yield
-    finally:
-        _active.pop()
+    if active_recorders:
+        active_recorders[-1](check)
