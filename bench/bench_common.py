@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -31,3 +32,19 @@ def code_version() -> str:
     return f"git {head}" + (
         f" + uncommitted changes to {', '.join(changed)}" if changed else " (clean)"
     )
+
+
+def child_environment(data_dir: Path, bytecode_cache: bool) -> dict[str, str]:
+    """Environment of timed child processes: ``pytest_tempoeval`` imported from this checkout.
+
+    With ``bytecode_cache``, modules load from cached bytecode kept in the data dir, as after a pip
+    install (this environment sets PYTHONDONTWRITEBYTECODE; nothing is written into the repo).
+    """
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
+    env.pop("PYTHONPROFILEIMPORTTIME", None)
+    if bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(data_dir / "pycache")
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env

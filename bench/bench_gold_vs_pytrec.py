@@ -36,7 +36,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from bench_common import code_version
+from bench_common import child_environment, code_version
 from trec_data import write_trec_files
 
 # Keys: our metric name -> pytrec_eval measure (request name, result key).
@@ -270,19 +270,7 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> None:
     ours_script.write_text(OURS_CHILD)
     theirs_script.write_text(PYTREC_CHILD)
     # Same interpreter and environment for both; ours is imported from this checkout.
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
-    )
-    env.pop("PYTHONPROFILEIMPORTTIME", None)
-    if args.bytecode_cache:
-        # As after a pip install: modules load from cached bytecode, not compiled from source each
-        # time. The cache lives in the data dir (nothing is written into the repository) and is
-        # filled by the untimed warm-up pair below.
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(data_dir / "pycache")
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env = child_environment(data_dir, args.bytecode_cache)
     files = [str(run_path), str(qrels_path)]
     print(f"python: {args.python}; measuring {code_version()}")
 

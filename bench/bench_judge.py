@@ -78,7 +78,7 @@ REPO_ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 sys.path.insert(0, str(REPO_ROOT))
 
-from bench_common import code_version
+from bench_common import child_environment, code_version
 
 Item = tuple[str, str, str, str]
 
@@ -827,18 +827,9 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> list[str]:
     # As the brief for these cassettes says: a dummy key in the environment for recording. The
     # children do not inherit it: replay must work without a key, as in CI.
     os.environ["ANTHROPIC_API_KEY"] = "dummy"
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
-    )
+    env = child_environment(data_dir, args.bytecode_cache)
     for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_AUTH_TOKEN"):
         env.pop(name, None)
-    env.pop("PYTHONPROFILEIMPORTTIME", None)
-    if args.bytecode_cache:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(data_dir / "pycache")
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
     print(f"{'; '.join(versions())}; {os.cpu_count()} CPUs; measuring {code_version()}")
     print(f"data in {data_dir}")
     missed: list[str] = []
