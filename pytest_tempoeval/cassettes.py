@@ -158,3 +158,57 @@ def _request_key(request: Any) -> tuple[str, str, str]:
     except (ValueError, TypeError):
         pass
     return (request.method.upper(), request.uri, body)
+
+
+class ReplayIndex:
+    """Record mode ``none`` without the SDK: answers read straight from a cassette file.
+
+    Replaying through the SDK and vcrpy costs ``import anthropic`` (~2 s) plus request building and
+    deep copies for every judgment; this index maps each stored request body (JSON-normalised, as
+    vcrpy's body matcher compares it) to its response, so a replayed judgment is a dict lookup. The
+    file stays a standard vcrpy cassette.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._answers: dict[str, dict[str, Any]] = {}
+        if path.is_file():
+            for interaction in _read_interactions(path):
+                request, response = interaction["request"], interaction["response"]
+                if request.get("method", "").upper() != "POST" or not request.get("uri", "").endswith("/v1/messages"):
+                    continue
+                self._answers.setdefault(_normalised_body(_text(request.get("body"))), response)
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The stored Messages API response (parsed JSON) for a request body, or None."""
+        response = self._answers.get(_normalised_body(json.dumps(body)))
+        if response is None:
+            return None
+        return json.loads(_text(response.get("body")))
+
+
+def _read_interactions(path: Path) -> list[dict[str, Any]]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        data = json.loads(text)
+    else:
+        import yaml
+
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return list((data or {}).get("interactions", []))
+
+
+def _text(body: Any) -> str:
+    """A vcrpy body: a string, or ``{"string": ...}``."""
+    if isinstance(body, dict):
+        body = body.get("string", "")
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", errors="replace")
+    return body or ""
+
+
+def _normalised_body(text: str) -> str:
+    try:
+        return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))
+    except (ValueError, TypeError):
+        return text

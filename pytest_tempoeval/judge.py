@@ -62,6 +62,7 @@ class AnthropicJudge:
         timeout: float = 60.0,
         cassette: tuple[Any, str] | None = None,
         progress: Callable[[int, int, int], None] | None = None,
+        replay: Any = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -70,6 +71,7 @@ class AnthropicJudge:
         self.stats = JudgeStats()
         self.cassette = cassette  # (cassette path, re-record command) when bound by tempoeval_judge
         self.progress = progress  # called with (done, total, cached) while judging live
+        self.replay = replay  # a cassettes.ReplayIndex: answer from the cassette, never the API
         self._client = client
         self._client_options = {"api_key": api_key, "base_url": base_url, "max_retries": max_retries, "timeout": timeout}
         self._replies: dict[tuple[str, str], str] = {}  # (model, prompt) -> reply text
@@ -174,6 +176,8 @@ class AnthropicJudge:
         return reply
 
     async def _request(self, prompt: str) -> str:
+        if self.replay is not None:
+            return self._replayed(prompt)
         client = self._async_client()
         try:
             message = await client.messages.create(
@@ -195,6 +199,23 @@ class AnthropicJudge:
         self.stats.input_tokens += getattr(usage, "input_tokens", 0) or 0
         self.stats.output_tokens += getattr(usage, "output_tokens", 0) or 0
         return "".join(getattr(block, "text", "") for block in message.content)
+
+    def _replayed(self, prompt: str) -> str:
+        body = {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt}], "model": self.model}
+        message = self.replay.answer(body)
+        if message is None:
+            from .cassettes import JudgeCassetteError
+
+            path, command = self.cassette or (self.replay.path, "--tempoeval-record-mode=once")
+            raise JudgeCassetteError(
+                f"this judgment is not in the cassette {path} (record mode 'none' replays only; a changed "
+                f"prompt, document or model is a miss). Re-record with: {command}"
+            )
+        self.stats.judgments += 1
+        usage = message.get("usage") or {}
+        self.stats.input_tokens += usage.get("input_tokens", 0) or 0
+        self.stats.output_tokens += usage.get("output_tokens", 0) or 0
+        return "".join(block.get("text", "") for block in message.get("content", []) if isinstance(block, dict))
 
     def _run(self, coroutine: Any) -> Any:
         """Run a coroutine from synchronous code, closing the client made for its event loop (an

@@ -156,3 +156,35 @@ def test_concurrent_replay_does_not_depend_on_completion_order(tmp_path: Path) -
         judge = AnthropicJudge(api_key="replay-only", max_retries=0, max_concurrency=40, cassette=(path, "cmd"))
         replayed = asyncio.run(judge.agrade_all(list(reversed(items))))  # all at once, reversed
     assert sorted(replayed, key=lambda j: j.query_id) == sorted(recorded, key=lambda j: j.query_id)
+
+
+def test_replay_reads_the_cassette_without_the_sdk(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from pytest_tempoeval.cassettes import judge_cassette
+    from pytest_tempoeval.judge import AnthropicJudge
+
+    items = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"from {1990 + i % 5} to {1992 + i % 5}") for i in range(30)]
+    path = tmp_path / "many.json"  # vcrpy's JSON serializer: the fast one for big cassettes
+    with FakeMessagesServer() as server, judge_cassette(path, "once"):
+        recorded = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url).grade_all(items)
+    probe = f"""
+import sys
+from pathlib import Path
+from pytest_tempoeval.cassettes import ReplayIndex
+from pytest_tempoeval.judge import AnthropicJudge
+judge = AnthropicJudge(replay=ReplayIndex(Path({str(path)!r})))
+values = [j.value for j in judge.grade_all({items!r})]
+print(values, "anthropic" in sys.modules, "vcr" in sys.modules, judge.stats.judgments)
+"""
+    output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert output.strip() == f"{[j.value for j in recorded]} False False 30"
+
+
+def test_json_serializer_from_ini(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    suite.makeini("[pytest]\ntempoeval_cassette_serializer = json\n")
+    record(suite, monkeypatch)
+    stored = suite.path / CASSETTE.with_suffix(".json")
+    assert json.loads(stored.read_text())["interactions"]
+    suite.runpytest().assert_outcomes(passed=1)
