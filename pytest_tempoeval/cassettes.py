@@ -34,6 +34,13 @@ class JudgeCassetteError(JudgeError):
     """A judgment is not in the cassette and the record mode forbids asking the API."""
 
 
+def cassette_miss(path: Path, command: str) -> JudgeCassetteError:
+    return JudgeCassetteError(
+        f"this judgment is not in the cassette {path} (record mode 'none' replays only; a changed "
+        f"prompt, document or model is a miss). Re-record with: {command}"
+    )
+
+
 def cassette_path(directory: Path, node: Any, serializer: str = "yaml") -> Path:
     module = Path(node.path).stem
     name = re.sub(r"[^\w.\-\[\]]+", "_", node.name)
@@ -150,14 +157,7 @@ IndexedCassette: Any = _LazyClass()
 
 
 def _request_key(request: Any) -> tuple[str, str, str]:
-    body = request.body or b""
-    if isinstance(body, bytes):
-        body = body.decode("utf-8", errors="replace")
-    try:
-        body = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"))
-    except (ValueError, TypeError):
-        pass
-    return (request.method.upper(), request.uri, body)
+    return (request.method.upper(), request.uri, _normalised_body(_text(request.body)))
 
 
 class ReplayIndex:

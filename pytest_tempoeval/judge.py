@@ -185,14 +185,10 @@ class AnthropicJudge:
             )
         except Exception as error:
             if self.cassette is not None:
-                from .cassettes import JudgeCassetteError, is_cassette_miss
+                from .cassettes import cassette_miss, is_cassette_miss
 
                 if is_cassette_miss(error):
-                    path, command = self.cassette
-                    raise JudgeCassetteError(
-                        f"this judgment is not in the cassette {path} (record mode 'none' replays only; a changed "
-                        f"prompt, document or model is a miss). Re-record with: {command}"
-                    ) from None
+                    raise cassette_miss(*self.cassette) from None
             raise JudgeError(f"the judge ({self.model}) failed: {error}") from error
         self.stats.judgments += 1
         usage = getattr(message, "usage", None)
@@ -204,13 +200,9 @@ class AnthropicJudge:
         body = {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt}], "model": self.model}
         message = self.replay.answer(body)
         if message is None:
-            from .cassettes import JudgeCassetteError
+            from .cassettes import cassette_miss
 
-            path, command = self.cassette or (self.replay.path, "--tempoeval-record-mode=once")
-            raise JudgeCassetteError(
-                f"this judgment is not in the cassette {path} (record mode 'none' replays only; a changed "
-                f"prompt, document or model is a miss). Re-record with: {command}"
-            )
+            raise cassette_miss(*(self.cassette or (self.replay.path, "--tempoeval-record-mode=once")))
         self.stats.judgments += 1
         usage = message.get("usage") or {}
         self.stats.input_tokens += usage.get("input_tokens", 0) or 0

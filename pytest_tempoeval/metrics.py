@@ -21,6 +21,9 @@ from .errors import MetricError
 from .goldset import GoldSet
 from .relevance import (
     GRADE_SCALE,
+    NO_OVERLAP,
+    NO_RELEVANT_JUDGED,
+    NOTHING_JUDGED_RELEVANT,
     Judged,
     focus_index,
     jaccard,
@@ -58,6 +61,8 @@ __all__ = [
 ]
 
 TEMPORAL_MODES = ("focus_time", "gold", "llm")
+# Why a query with nothing relevant (IDCG 0, or no relevant document for R/AP) is left out, per mode.
+NO_RELEVANT_REASON = {"gold": NO_RELEVANT_JUDGED, "focus_time": NO_OVERLAP, "llm": NOTHING_JUDGED_RELEVANT}
 GAINS = ("linear", "exponential")
 RunLike = Run | Mapping[str, Any] | str | Path
 GoldLike = GoldSet | str | Path
@@ -244,7 +249,7 @@ def _ndcg_result(name: str, judged: Judged, run: Run, gold: GoldSet, k: int, mod
     ideal = kernels.gain_values(judged.ideal, gain)
     scores, no_ideal = kernels.ndcg(gains, ideal, k)
     excluded = dict(judged.excluded)
-    reason = "no relevant document judged" if mode == "gold" else "no known document overlaps its focus time"
+    reason = NO_RELEVANT_REASON[mode]
     for position in np.flatnonzero(no_ideal).tolist():
         excluded.setdefault(position, reason)
     return _package(name, judged, run, gold, k, mode, scores, excluded, binary=False)
@@ -256,7 +261,7 @@ def _result(
 ) -> MetricResult:
     excluded = dict(judged.excluded)
     if needs_relevant or mode == "gold":
-        reason = "no relevant document judged" if mode == "gold" else "no known document overlaps its focus time"
+        reason = NO_RELEVANT_REASON[mode]
         for position in np.flatnonzero(judged.n_relevant == 0).tolist():
             excluded.setdefault(position, reason)
     return _package(name, judged, run, gold, k, mode, scores, excluded, binary)

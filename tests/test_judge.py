@@ -130,3 +130,9 @@ def test_no_api_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_strict_refuses_documents_without_text(server: FakeMessagesServer) -> None:
     with pytest.raises(MetricError, match="doc 'nowhere' .* has no text to judge"):
         temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge_for(server), strict=True)
+
+
+def test_llm_query_with_nothing_judged_relevant_is_excluded_with_the_llm_reason(server: FakeMessagesServer) -> None:
+    result = temporal_ndcg(Run({"q2020": ["d2016"], "q2016": ["d2016"]}), GOLD, k=1, mode="llm", judge=judge_for(server))
+    assert result.excluded == {"q2020": "no retrieved document was judged relevant"}
+    assert result.per_query == {"q2016": 1.0}
