@@ -1,22 +1,27 @@
 """Recording LLM judgments once, replaying them forever: vcrpy cassettes for the judge.
 
 - A cassette per test, at ``<tempoeval_cassette_dir>/<test module>/<test name>.yaml``
-  (pytest-recording's layout; ``.json`` when vcrpy's JSON serializer is chosen, which loads ~15x
+  (pytest-recording's layout; ``.json`` when vcrpy's JSON serializer is chosen, which loads ~7x
   faster).
-- Matching includes the request body, so a changed prompt, document or model is a miss, never a
-  wrong answer. In record mode ``none`` a miss fails at once with :class:`JudgeCassetteError`.
-- Nothing secret is written: the ``authorization`` and ``x-api-key`` request headers are filtered,
-  account headers are dropped from responses, compressed bodies are stored decoded, and error
-  responses (status >= 400) are never recorded.
-- Replay is an indexed lookup (:class:`IndexedCassette`), not vcrpy's scan of every stored
-  interaction per request, so replaying N judgments costs O(N), not O(N^2). Cassettes stay standard
-  vcrpy cassettes: stock ``vcr.use_cassette`` replays them.
+- A judgment is looked up by its request body (JSON-normalised, as vcrpy's body matcher compares
+  it), so a changed prompt, document or model is a miss, never a wrong answer. In record mode
+  ``none`` a miss fails at once with :class:`JudgeCassetteError`.
+- Nothing secret is written: only a few named headers are stored (never ``authorization``,
+  ``x-api-key`` or account headers), and error responses are never recorded.
+- The judge reads and writes the file itself (:class:`JudgeCassette`) instead of patching HTTP with
+  vcrpy: a replayed judgment is a dict lookup with no SDK import, and recording skips vcrpy's
+  per-request deep copies (about 45% of a recording's CPU). The files are written with vcrpy's own
+  serializers and stay standard cassettes: stock ``vcr.use_cassette(path, record_mode="none",
+  match_on=MATCH_ON)`` replays them (tested).
 """
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,21 +29,20 @@ from typing import Any
 
 from .errors import JudgeError
 
-MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
-FILTERED_REQUEST_HEADERS = ("authorization", "x-api-key")
-DROPPED_RESPONSE_HEADERS = ("anthropic-organization-id", "request-id", "cf-ray", "set-cookie")
+MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
+# Only these headers are stored: nothing secret or account-specific can slip through under a new
+# header name, recordings do not depend on the machine (host, SDK and Python versions), and a
+# cassette is about 2.5x smaller, so it loads faster.
+KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
+KEPT_RESPONSE_HEADERS = ("content-type",)
 RECORD_MODES = ("none", "once", "new_episodes", "all")
+CANONICAL_API = "https://api.anthropic.com"  # where every request is stored as sent, whatever the base URL
+MESSAGES_PATH = "/v1/messages"
 
 
 class JudgeCassetteError(JudgeError):
-    """A judgment is not in the cassette and the record mode forbids asking the API."""
-
-
-def cassette_miss(path: Path, command: str) -> JudgeCassetteError:
-    return JudgeCassetteError(
-        f"this judgment is not in the cassette {path} (record mode 'none' replays only; a changed "
-        f"prompt, document or model is a miss). Re-record with: {command}"
-    )
+    """A judgment is not in the cassette and the record mode forbids asking the API, or the cassette
+    cannot be read."""
 
 
 def cassette_path(directory: Path, node: Any, serializer: str = "yaml") -> Path:
@@ -51,151 +55,175 @@ def rerecord_command(node: Any) -> str:
     return f"pytest {node.nodeid!r} --tempoeval-record-mode=once  (needs ANTHROPIC_API_KEY)"
 
 
-@contextmanager
-def judge_cassette(path: Path, record_mode: str) -> Iterator[Any]:
-    """Route every HTTP request made inside the block through the cassette at ``path``."""
-    import vcr
+class JudgeCassette:
+    """One test's judgments on file, with vcrpy's record modes.
 
-    if record_mode not in RECORD_MODES:
-        raise ValueError(f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}")
-    recorder = vcr.VCR(
-        record_mode=record_mode,
-        match_on=MATCH_ON,
-        filter_headers=list(FILTERED_REQUEST_HEADERS),
-        before_record_request=_canonical_host,
-        before_record_response=_scrub_response,
-        decode_compressed_response=True,
-        serializer="json" if path.suffix == ".json" else "yaml",
-    )
-    config = recorder.get_merged_config(path=str(path))
-    with IndexedCassette.use(**config) as cassette:
-        yield cassette
-
-
-CANONICAL_API = "https://api.anthropic.com"
-
-
-def _canonical_host(request: Any) -> Any:
-    """Store and match every request as if sent to the public API: a cassette recorded against the
-    loopback fake server (on a random port) or a proxy replays anywhere. Copies: vcrpy may pass the
-    live request."""
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(request.uri)
-    canonical = CANONICAL_API + parts.path + (f"?{parts.query}" if parts.query else "")
-    if request.uri == canonical:
-        return request
-    import copy
-
-    request = copy.copy(request)
-    request.uri = canonical
-    return request
-
-
-def _scrub_response(response: dict[str, Any]) -> dict[str, Any] | None:
-    if response["status"]["code"] >= 400:
-        return None  # the SDK retried it or reported it: an error is never replayed
-    headers = response["headers"]
-    for name in list(headers):
-        if name.lower() in DROPPED_RESPONSE_HEADERS:
-            del headers[name]
-    return response
-
-
-def is_cassette_miss(error: BaseException) -> bool:
-    """Whether an SDK error was caused by vcrpy refusing an unrecorded request."""
-    from vcr.errors import CannotOverwriteExistingCassetteException
-
-    seen: BaseException | None = error
-    while seen is not None:
-        if isinstance(seen, CannotOverwriteExistingCassetteException):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-def _indexed_cassette_class() -> type:
-    from vcr.cassette import Cassette
-
-    class _Indexed(Cassette):
-        """A vcrpy Cassette whose lookups use a dict keyed by (method, URI, JSON-normalised body).
-
-        The key is at least as strict as ``MATCH_ON`` (JSON bodies compare as data, like vcrpy's
-        body matcher), so it finds exactly what vcrpy's scan would find, in O(1).
-        """
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            self._index: dict[tuple[str, str, str], list[int]] = {}
-            super().__init__(*args, **kwargs)
-
-        def append(self, request: Any, response: Any) -> None:
-            before = len(self.data)
-            super().append(request, response)
-            if len(self.data) > before:
-                self._index.setdefault(_request_key(self.data[-1][0]), []).append(before)
-
-        def _responses(self, request: Any) -> Iterator[tuple[int, Any]]:
-            request = self._before_record_request(request)
-            if not request:
-                return
-            for index in self._index.get(_request_key(request), ()):
-                yield index, self.data[index][1]
-
-    return _Indexed
-
-
-class _LazyClass:
-    """Defers importing vcrpy until a cassette is used (the plugin must stay light)."""
-
-    def __getattr__(self, name: str) -> Any:
-        global IndexedCassette
-        IndexedCassette = _indexed_cassette_class()  # type: ignore[misc]
-        return getattr(IndexedCassette, name)
-
-
-IndexedCassette: Any = _LazyClass()
-
-
-def _request_key(request: Any) -> tuple[str, str, str]:
-    return (request.method.upper(), request.uri, _normalised_body(_text(request.body)))
-
-
-class ReplayIndex:
-    """Record mode ``none`` without the SDK: answers read straight from a cassette file.
-
-    Replaying through the SDK and vcrpy costs ``import anthropic`` (~2 s) plus request building and
-    deep copies for every judgment; this index maps each stored request body (JSON-normalised, as
-    vcrpy's body matcher compares it) to its response, so a replayed judgment is a dict lookup. The
-    file stays a standard vcrpy cassette.
+    - ``none``: replay only. ``once``: record if the file does not exist yet, else replay only.
+      ``new_episodes``: replay what is there, record what is not. ``all``: record everything anew.
+    - :meth:`save` writes atomically (temporary file, then rename) and only when something new was
+      recorded, so a replay never touches the file and a crash mid-write leaves the old one intact.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._answers: dict[str, dict[str, Any]] = {}
-        if path.is_file():
-            for interaction in _read_interactions(path):
-                request, response = interaction["request"], interaction["response"]
-                if request.get("method", "").upper() != "POST" or not request.get("uri", "").endswith("/v1/messages"):
-                    continue
-                self._answers.setdefault(_normalised_body(_text(request.get("body"))), response)
+    def __init__(self, path: Path, record_mode: str = "none", command: str = "--tempoeval-record-mode=once") -> None:
+        if record_mode not in RECORD_MODES:
+            raise ValueError(f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}")
+        self.path = Path(path)
+        self.record_mode = record_mode
+        self.command = command
+        exists = self.path.is_file()
+        self.recording = record_mode in ("new_episodes", "all") or (record_mode == "once" and not exists)
+        self._interactions: list[dict[str, Any]] = []
+        self._answers: dict[str, dict[str, Any]] = {}  # normalised request body -> response
+        self._positions: dict[str, int] = {}  # normalised request body -> index in _interactions
+        self._recorded = 0
+        if exists and record_mode != "all":
+            with _no_cyclic_gc():
+                for interaction in _read_interactions(self.path, command):
+                    self._add(interaction)
+
+    def __len__(self) -> int:
+        return len(self._answers)
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """The stored Messages API response (parsed JSON) for a request body, or None."""
         response = self._answers.get(_normalised_body(json.dumps(body)))
         if response is None:
             return None
-        return json.loads(_text(response.get("body")))
+        try:
+            message = json.loads(_text(response.get("body")))
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            raise JudgeCassetteError(
+                f"{self.path}: the stored response to this judgment is not a JSON message. "
+                f"Re-record with: {self.command}"
+            )
+        return message
+
+    def miss(self) -> JudgeCassetteError:
+        return JudgeCassetteError(
+            f"this judgment is not in the cassette {self.path} (record mode {self.record_mode!r} "
+            f"{'replays only' if self.record_mode == 'none' else 'does not record into an existing cassette'}; "
+            f"a changed prompt, document or model is a miss). Re-record with: {self.command}"
+        )
+
+    def record(self, request: Any, response: Any) -> None:
+        """Keep one successful exchange (an httpx request and its read response)."""
+        if response.status_code >= 400:
+            return  # the SDK retried it or reported it: an error is never replayed
+        path = request.url.path + (f"?{request.url.query.decode()}" if request.url.query else "")
+        self._add(
+            {
+                "request": {
+                    "body": request.content.decode("utf-8"),
+                    "headers": _kept(request.headers, KEPT_REQUEST_HEADERS),
+                    "method": request.method,
+                    "uri": CANONICAL_API + path,
+                },
+                "response": {
+                    "body": {"string": response.content.decode("utf-8")},
+                    "headers": _kept(response.headers, KEPT_RESPONSE_HEADERS),
+                    "status": {"code": response.status_code, "message": response.reason_phrase},
+                },
+            },
+            replace=True,
+        )
+        self._recorded += 1
+
+    def save(self) -> None:
+        """Write the cassette if anything was recorded (vcrpy's serializers, atomic replace)."""
+        if not self._recorded:
+            return
+        from vcr.serializers import jsonserializer, yamlserializer
+
+        serializer = jsonserializer if self.path.suffix == ".json" else yamlserializer
+        text = serializer.serialize({"interactions": self._interactions, "version": 1})
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as file:
+                file.write(text)
+            os.replace(temporary, self.path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        self._recorded = 0
+
+    def _add(self, interaction: dict[str, Any], replace: bool = False) -> None:
+        """Index an interaction. The first one stored for a body answers it (as in vcrpy), unless
+        ``replace``: a judgment asked again (its reply was invalid) supersedes the stored one."""
+        request = interaction["request"]
+        if request.get("method", "").upper() != "POST" or not request.get("uri", "").endswith(MESSAGES_PATH):
+            self._interactions.append(interaction)
+            return
+        key = _normalised_body(_text(request.get("body")))
+        if key in self._positions and replace:
+            self._interactions[self._positions[key]] = interaction
+            self._answers[key] = interaction["response"]
+            return
+        self._interactions.append(interaction)
+        if key not in self._positions:
+            self._positions[key] = len(self._interactions) - 1
+            self._answers[key] = interaction["response"]
 
 
-def _read_interactions(path: Path) -> list[dict[str, Any]]:
-    text = path.read_text(encoding="utf-8")
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Loading builds ~50 containers per interaction, none in a cycle; with the cyclic GC on, each
+    collection rescans everything built so far and the load grows superlinearly (3,000 interactions:
+    1.9 s with it, 0.6 s without)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _kept(headers: Any, names: tuple[str, ...]) -> dict[str, list[str]]:
+    return {name: [value] for name, value in headers.items() if name.lower() in names}
+
+
+def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
+    """The stored interactions; anything unreadable is a JudgeCassetteError naming file and line.
+
+    The file is never rewritten here: a broken cassette stays as it is until a re-record."""
+
+    def broken(problem: str, line: int | None = None) -> JudgeCassetteError:
+        where = f"{path}:{line}" if line else str(path)
+        return JudgeCassetteError(f"{where}: not a readable cassette: {problem}. Fix or delete it, then re-record with: {command}")
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise broken(str(error)) from None
     if path.suffix == ".json":
-        data = json.loads(text)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise broken(error.msg, error.lineno) from None
     else:
         import yaml
 
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    return list((data or {}).get("interactions", []))
+        try:
+            data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        except yaml.reader.ReaderError as error:  # a character YAML refuses: no mark, a position
+            raise broken(f"character {error.character!r} is not allowed", text.count("\n", 0, error.position) + 1) from None
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            raise broken(getattr(error, "problem", None) or str(error), mark.line + 1 if mark else None) from None
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    if not isinstance(interactions, list):
+        raise broken("expected a mapping with an 'interactions' list")
+    for number, interaction in enumerate(interactions, 1):
+        if not (
+            isinstance(interaction, dict)
+            and isinstance(interaction.get("request"), dict)
+            and isinstance(interaction.get("response"), dict)
+        ):
+            raise broken(f"interaction {number} is not a mapping with 'request' and 'response'")
+    return interactions
 
 
 def _text(body: Any) -> str:

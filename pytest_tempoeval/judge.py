@@ -12,14 +12,18 @@ The SDK is imported on first use, so the plugin stays light for suites that neve
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import JudgeError
 from .prompts import graded_prompt, verdict_prompt
 from .replies import ask_strictly, read_grade, read_verdict
+
+if TYPE_CHECKING:
+    from .cassettes import JudgeCassette
 
 # The newest Haiku in the anthropic SDK's model list (2.11): the cheapest and fastest tier, which is
 # what thousands of short grading calls want. Recorded judgments replay from cassettes whatever the
@@ -48,7 +52,9 @@ class Judgment:
 
 
 class AnthropicJudge:
-    """An LLM judge on the Messages API. Pass ``client`` to use your own (e.g. in tests)."""
+    """An LLM judge on the Messages API. Pass ``client`` to use your own ``anthropic.AsyncAnthropic``
+    (custom HTTP options, a proxy); ``cassette`` to answer from, and record into, a
+    :class:`~pytest_tempoeval.cassettes.JudgeCassette` (what the ``tempoeval_judge`` fixture does)."""
 
     def __init__(
         self,
@@ -60,23 +66,22 @@ class AnthropicJudge:
         base_url: str | None = None,
         max_retries: int = 2,
         timeout: float = 60.0,
-        cassette: tuple[Any, str] | None = None,
+        cassette: JudgeCassette | None = None,
         progress: Callable[[int, int, int], None] | None = None,
-        replay: Any = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         self.model = model
         self.max_concurrency = max_concurrency
         self.stats = JudgeStats()
-        self.cassette = cassette  # (cassette path, re-record command) when bound by tempoeval_judge
+        self.cassette = cassette  # answers first, and records what the API says, when it may
         self.progress = progress  # called with (done, total, cached) while judging live
-        self.replay = replay  # a cassettes.ReplayIndex: answer from the cassette, never the API
         self._client = client
         self._client_options = {"api_key": api_key, "base_url": base_url, "max_retries": max_retries, "timeout": timeout}
         self._replies: dict[tuple[str, str], str] = {}  # (model, prompt) -> reply text
         self._in_flight: dict[tuple[str, str], asyncio.Future[str]] = {}
         self._clients: dict[int, Any] = {}  # id(event loop) -> async client bound to it
+        self._unrecorded: dict[str, tuple[Any, Any]] = {}  # prompt -> (HTTP request, response) not yet kept
 
     def __repr__(self) -> str:
         return f"AnthropicJudge(model={self.model!r}, max_concurrency={self.max_concurrency})"
@@ -84,8 +89,11 @@ class AnthropicJudge:
     # -- the seed classes' provider interface (``metric.llm = judge``) ----------------------------
 
     async def agenerate(self, prompt: str) -> str:
-        """The raw reply text for a prompt (de-duplicated)."""
-        return await self._ask(prompt)
+        """The raw reply text for a prompt (de-duplicated). The caller parses it, so it is recorded
+        as it is."""
+        reply = await self._ask(prompt)
+        self._record(prompt)
+        return reply
 
     def generate(self, prompt: str) -> str:
         return self._run(self.agenerate(prompt))
@@ -133,15 +141,28 @@ class AnthropicJudge:
             try:
                 judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
             except JudgeError as error:
+                self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
+                if self.cassette is not None and not self.cassette.recording and "raw reply" in str(error):
+                    error = type(error)(f"{error} (replayed from {self.cassette.path}; re-record with: {self.cassette.command})")
                 if str(error).startswith(where):
-                    raise
+                    raise error from None
                 raise type(error)(f"{where}: {error}") from error
+            self._record(prompt)  # only a reply that was read as a valid judgment is kept
             done += 1
             if self.progress is not None:
                 self.progress(done, len(items), self.stats.cache_hits - cached_before)
             return judgment
 
-        return list(await asyncio.gather(*(judge(*item) for item in items)))
+        tasks = [asyncio.ensure_future(judge(*item)) for item in items]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            # The first failure is the answer: stop the other requests cleanly rather than leave
+            # them to die with the event loop.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
 
     # -- the API ----------------------------------------------------------------------------------
 
@@ -163,7 +184,7 @@ class AnthropicJudge:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            reply = await self._request(prompt)
+            reply = await self._request(prompt, fresh)
         except BaseException as error:
             future.set_exception(error)
             future.exception()  # retrieved: waiters re-raise it, nobody logs it as unhandled
@@ -175,39 +196,39 @@ class AnthropicJudge:
         self._replies[key] = reply
         return reply
 
-    async def _request(self, prompt: str) -> str:
-        if self.replay is not None:
-            return self._replayed(prompt)
+    async def _request(self, prompt: str, fresh: bool = False) -> str:
+        body = {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt}], "model": self.model}
+        if self.cassette is not None and not (fresh and self.cassette.recording):
+            stored = self.cassette.answer(body)
+            if stored is not None:
+                return self._reply_text(stored)
+            if not self.cassette.recording:
+                raise self.cassette.miss()
         client = self._async_client()
         try:
-            message = await client.messages.create(
-                model=self.model, max_tokens=MAX_TOKENS, messages=[{"role": "user", "content": prompt}]
-            )
+            # The raw response: the cassette stores exactly what was sent and received, and the
+            # reply is read from JSON, not built into SDK models (a third of the SDK's CPU).
+            raw = await client.messages.with_raw_response.create(**body)
+            message = json.loads(raw.http_response.content)
         except Exception as error:
-            if self.cassette is not None:
-                from .cassettes import cassette_miss, is_cassette_miss
-
-                if is_cassette_miss(error):
-                    raise cassette_miss(*self.cassette) from None
             raise JudgeError(f"the judge ({self.model}) failed: {error}") from error
-        self.stats.judgments += 1
-        usage = getattr(message, "usage", None)
-        self.stats.input_tokens += getattr(usage, "input_tokens", 0) or 0
-        self.stats.output_tokens += getattr(usage, "output_tokens", 0) or 0
-        return "".join(getattr(block, "text", "") for block in message.content)
+        if self.cassette is not None:  # kept once the reply is read as valid (see _record)
+            self._unrecorded[prompt] = (raw.http_request, raw.http_response)
+        return self._reply_text(message)
 
-    def _replayed(self, prompt: str) -> str:
-        body = {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt}], "model": self.model}
-        message = self.replay.answer(body)
-        if message is None:
-            from .cassettes import cassette_miss
+    def _record(self, prompt: str) -> None:
+        exchange = self._unrecorded.pop(prompt, None)
+        if exchange is not None and self.cassette is not None:
+            self.cassette.record(*exchange)
 
-            raise cassette_miss(*(self.cassette or (self.replay.path, "--tempoeval-record-mode=once")))
+    def _reply_text(self, message: dict[str, Any]) -> str:
+        """The text of a Messages API response (parsed JSON), counted in the stats."""
         self.stats.judgments += 1
         usage = message.get("usage") or {}
         self.stats.input_tokens += usage.get("input_tokens", 0) or 0
         self.stats.output_tokens += usage.get("output_tokens", 0) or 0
-        return "".join(block.get("text", "") for block in message.get("content", []) if isinstance(block, dict))
+        content = message.get("content")
+        return "".join(block.get("text", "") for block in content if isinstance(block, dict)) if isinstance(content, list) else ""
 
     def _run(self, coroutine: Any) -> Any:
         """Run a coroutine from synchronous code, closing the client made for its event loop (an

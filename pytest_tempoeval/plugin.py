@@ -47,7 +47,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("tempoeval_cassette_dir", "Directory of LLM-judge cassettes.", default="fixtures/cassettes")
     parser.addini(
         "tempoeval_cassette_serializer",
-        "Cassette format: yaml (default, pytest-recording's) or json (loads ~6x faster: big suites).",
+        "Cassette format: yaml (default, pytest-recording's) or json (replays ~2.5x faster: big suites).",
         default="yaml",
     )
     parser.addini("tempoeval_baseline_dir", "Directory of regression baselines.", default="fixtures/baselines")
@@ -165,22 +165,25 @@ def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
     state = request.config.stash[SESSION]
     key = (str(path), path.stat().st_mtime)
     if key not in state.gold_sets:
+        problem = None
         try:
             state.gold_sets[key] = GoldSet.load(path)
         except TempoEvalError as error:
-            pytest.fail(f"{request.node.nodeid}: cannot use gold set {path}:\n{error}", pytrace=False)
+            problem = str(error)  # failed outside the handler: no "during handling..." chain
+        if problem is not None:
+            pytest.fail(f"{request.node.nodeid}: cannot use gold set {path}:\n{problem}", pytrace=False)
     return state.gold_sets[key]
 
 
 @pytest.fixture
 def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None]:
-    """An AnthropicJudge whose requests go through this test's cassette
+    """An AnthropicJudge bound to this test's cassette
     (``<tempoeval_cassette_dir>/<test module>/<test name>.yaml``).
 
-    Record mode ``none`` (the default) replays only: no retries, no network, and a miss fails at once
+    Record mode ``none`` (the default) replays only: no SDK, no network, and a miss fails at once
     with JudgeCassetteError naming the cassette and the command to re-record.
     """
-    from .cassettes import ReplayIndex, cassette_path, judge_cassette, rerecord_command
+    from .cassettes import JudgeCassette, JudgeCassetteError, cassette_path, rerecord_command
     from .judge import DEFAULT_MODEL, AnthropicJudge
 
     config = request.config
@@ -189,17 +192,22 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
     if serializer not in ("yaml", "json"):
         raise pytest.UsageError(f"tempoeval_cassette_serializer must be yaml or json, got {serializer!r}")
     path = cassette_path(config.rootpath / config.getini("tempoeval_cassette_dir"), request.node, serializer)
-    model = config.getini("tempoeval_judge_model") or DEFAULT_MODEL
-    if mode == "none":  # replay straight from the cassette file: no SDK, no HTTP, no retries
-        judge = AnthropicJudge(model=model, cassette=(path, rerecord_command(request.node)), replay=ReplayIndex(path))
-        yield judge
+    try:
+        cassette = JudgeCassette(path, mode, rerecord_command(request.node))
+    except JudgeCassetteError as error:
+        problem = str(error)
     else:
-        judge = AnthropicJudge(
-            model=model, cassette=(path, rerecord_command(request.node)), progress=_progress_line(config)
-        )
-        with judge_cassette(path, mode):
-            yield judge
+        problem = None
+    if problem is not None:  # failed outside the handler: no "during handling..." chain
+        pytest.fail(f"{request.node.nodeid}: {problem}", pytrace=False)
+    judge = AnthropicJudge(
+        model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
+        cassette=cassette,
+        progress=_progress_line(config) if cassette.recording else None,  # silent in replay
+    )
+    yield judge
     config.stash[SESSION].add_judge_stats(judge.stats)
+    cassette.save()  # only if something was recorded; kept even when the test failed
 
 
 @pytest.fixture

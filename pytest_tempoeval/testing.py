@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -103,6 +104,14 @@ def fake_judgment(prompt: str, out_of_range: bool = False) -> str:
     )
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a timeout, a test's own reset fault) is normal here: no traceback
+        on stderr. Anything else is still reported."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeMessagesServer:
     """A Messages API on 127.0.0.1 with deterministic temporal judgments and injectable faults."""
 
@@ -121,7 +130,7 @@ class FakeMessagesServer:
 
     def start(self) -> Self:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="fake-messages-api", daemon=True)
         self._thread.start()

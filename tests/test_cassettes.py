@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from pytest_tempoeval.cassettes import JudgeCassette, JudgeCassetteError
+from pytest_tempoeval.judge import DEFAULT_MODEL, MAX_TOKENS, AnthropicJudge, Judgment
+from pytest_tempoeval.prompts import graded_prompt
 from pytest_tempoeval.testing import FakeMessagesServer
 
 SENTINEL = "test-sentinel-key-SENTINEL-0123456789"
@@ -67,6 +70,12 @@ def test_cassettes_hold_no_secrets_or_account_headers(suite: pytest.Pytester, mo
     for header in ("authorization", "x-api-key", "anthropic-organization-id", "request-id", "org-fake", "req_fake"):
         assert header not in text.lower(), header
     assert "https://api.anthropic.com/v1/messages" in text  # stored as the public API, whatever the base URL
+    assert "127.0.0.1" not in text  # no trace of the machine it was recorded on (host header, port)
+    import yaml
+
+    for interaction in yaml.safe_load(text)["interactions"]:
+        assert set(interaction["request"]["headers"]) == {"content-type", "anthropic-version"}
+        assert set(interaction["response"]["headers"]) == {"content-type"}
 
 
 def test_changed_document_is_a_miss_naming_cassette_query_doc_and_command(
@@ -101,24 +110,22 @@ def test_errors_are_never_recorded(suite: pytest.Pytester, monkeypatch: pytest.M
     assert statuses == ["200", "200"]
 
 
-def test_stock_vcrpy_replays_our_cassettes(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_stock_vcrpy_replays_our_cassettes(tmp_path: Path, suffix: str) -> None:
     import anthropic
     import vcr
 
-    record(suite, monkeypatch)
-    cassette = suite.path / CASSETTE
-    body = _first_request_body(cassette)
-    with vcr.use_cassette(str(cassette), record_mode="none", match_on=["method", "uri", "body"]):
+    from pytest_tempoeval.cassettes import MATCH_ON
+
+    path = tmp_path / f"stock{suffix}"
+    recorded = record_directly(path, ITEMS[:6])
+    serializer = "json" if suffix == ".json" else "yaml"
+    with vcr.use_cassette(str(path), record_mode="none", match_on=list(MATCH_ON), serializer=serializer):
         client = anthropic.Anthropic(api_key="unused", max_retries=0)
-        message = client.messages.create(**body)
-    assert json.loads(message.content[0].text)["relevance_score"] in (0, 4)
-
-
-def _first_request_body(cassette: Path) -> dict:
-    import yaml
-
-    body = yaml.safe_load(cassette.read_text())["interactions"][0]["request"]["body"]
-    return json.loads(body["string"] if isinstance(body, dict) else body)
+        for judgment, (_, query, _, document) in zip(recorded, ITEMS, strict=False):
+            body = {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": graded_prompt(query, document)}], "model": DEFAULT_MODEL}
+            message = client.messages.create(**body)
+            assert json.loads(message.content[0].text)["relevance_score"] == judgment.value
 
 
 def test_progress_line_while_recording_and_silence_in_replay(
@@ -141,20 +148,25 @@ def test_changed_model_is_a_miss(suite: pytest.Pytester, monkeypatch: pytest.Mon
     assert "JudgeCassetteError" in result.stdout.str()
 
 
+def record_directly(path: Path, items: list[tuple[str, str, str, str]], **options: object) -> list[Judgment]:
+    """Judge items live against a fresh fake server, recording into the cassette at ``path``."""
+    cassette = JudgeCassette(path, "once")
+    with FakeMessagesServer(latency=0.01) as server:
+        judgments = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=cassette, **options).grade_all(items)
+    cassette.save()
+    return judgments
+
+
+ITEMS = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"from {1990 + i % 5} to {1992 + i % 5}") for i in range(40)]
+
+
 def test_concurrent_replay_does_not_depend_on_completion_order(tmp_path: Path) -> None:
     import asyncio
 
-    from pytest_tempoeval.cassettes import judge_cassette
-    from pytest_tempoeval.judge import AnthropicJudge
-
-    items = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"from {1990 + i % 5} to {1992 + i % 5}") for i in range(40)]
     path = tmp_path / "many.yaml"
-    with FakeMessagesServer(latency=0.01) as server, judge_cassette(path, "once"):
-        judge = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, max_concurrency=1)
-        recorded = asyncio.run(judge.agrade_all(items))  # recorded in order
-    with judge_cassette(path, "none"):
-        judge = AnthropicJudge(api_key="replay-only", max_retries=0, max_concurrency=40, cassette=(path, "cmd"))
-        replayed = asyncio.run(judge.agrade_all(list(reversed(items))))  # all at once, reversed
+    recorded = record_directly(path, ITEMS, max_concurrency=1)  # recorded in order
+    judge = AnthropicJudge(max_concurrency=40, cassette=JudgeCassette(path))
+    replayed = asyncio.run(judge.agrade_all(list(reversed(ITEMS))))  # all at once, reversed
     assert sorted(replayed, key=lambda j: j.query_id) == sorted(recorded, key=lambda j: j.query_id)
 
 
@@ -162,24 +174,19 @@ def test_replay_reads_the_cassette_without_the_sdk(tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    from pytest_tempoeval.cassettes import judge_cassette
-    from pytest_tempoeval.judge import AnthropicJudge
-
-    items = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"from {1990 + i % 5} to {1992 + i % 5}") for i in range(30)]
     path = tmp_path / "many.json"  # vcrpy's JSON serializer: the fast one for big cassettes
-    with FakeMessagesServer() as server, judge_cassette(path, "once"):
-        recorded = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url).grade_all(items)
+    recorded = record_directly(path, ITEMS)
     probe = f"""
 import sys
 from pathlib import Path
-from pytest_tempoeval.cassettes import ReplayIndex
+from pytest_tempoeval.cassettes import JudgeCassette
 from pytest_tempoeval.judge import AnthropicJudge
-judge = AnthropicJudge(replay=ReplayIndex(Path({str(path)!r})))
-values = [j.value for j in judge.grade_all({items!r})]
+judge = AnthropicJudge(cassette=JudgeCassette(Path({str(path)!r})))
+values = [j.value for j in judge.grade_all({ITEMS!r})]
 print(values, "anthropic" in sys.modules, "vcr" in sys.modules, judge.stats.judgments)
 """
     output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert output.strip() == f"{[j.value for j in recorded]} False False 30"
+    assert output.strip() == f"{[j.value for j in recorded]} False False {len(ITEMS)}"
 
 
 def test_json_serializer_from_ini(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -188,3 +195,102 @@ def test_json_serializer_from_ini(suite: pytest.Pytester, monkeypatch: pytest.Mo
     stored = suite.path / CASSETTE.with_suffix(".json")
     assert json.loads(stored.read_text())["interactions"]
     suite.runpytest().assert_outcomes(passed=1)
+
+
+def test_missing_cassette_fails_at_once_without_sdk_or_network(tmp_path: Path) -> None:
+    """Why a miss is fast (bench_judge.py measures it: ~0.2 s for the whole process): nothing but a
+    file check stands between the judge and the error."""
+    import subprocess
+    import sys
+
+    missing = tmp_path / "fixtures" / "never.yaml"
+    probe = f"""
+import socket, sys
+from pathlib import Path
+connects = []
+socket.socket.connect = lambda self, *args: connects.append(args)
+from pytest_tempoeval.cassettes import JudgeCassette, JudgeCassetteError
+from pytest_tempoeval.judge import AnthropicJudge
+judge = AnthropicJudge(cassette=JudgeCassette(Path({str(missing)!r}), "none", "RERECORD"))
+try:
+    judge.grade_all({ITEMS!r})
+except JudgeCassetteError as error:
+    print(error)
+print("anthropic" in sys.modules, connects, judge.stats.judgments)
+"""
+    output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    error, facts = output.strip().splitlines()
+    assert error.startswith("judging doc 'd") and "for query 'q" in error
+    assert str(missing) in error and "RERECORD" in error
+    assert facts == "False [] 0"
+    assert not missing.parent.exists()  # replay never writes
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        ("interactions:\n- request: {method: POST\n", 3),  # truncated flow mapping
+        ("interactions: 7\n", None),
+        ("interactions:\n- just a string\n", None),
+        ("\x00\x01 binary", 1),
+    ],
+)
+@pytest.mark.parametrize("mode", ["none", "once", "new_episodes"])
+def test_broken_cassette_is_a_clear_error_and_never_overwritten(
+    suite: pytest.Pytester, content: str, line: int | None, mode: str
+) -> None:
+    cassette = suite.path / CASSETTE
+    cassette.parent.mkdir(parents=True)
+    cassette.write_text(content)
+    result = suite.runpytest(f"--tempoeval-record-mode={mode}")
+    result.assert_outcomes(errors=1)
+    output = result.stdout.str()
+    where = f"{CASSETTE}:{line}" if line else str(CASSETTE)
+    assert f"{where}: not a readable cassette" in output, output
+    assert "--tempoeval-record-mode=once" in output and "Traceback" not in output and "During handling" not in output
+    assert cassette.read_text() == content
+
+
+def test_new_episodes_keeps_what_is_there_and_records_only_what_is_missing(tmp_path: Path) -> None:
+    path = tmp_path / "grow.yaml"
+    first = record_directly(path, ITEMS[:5])
+    before = path.read_text()
+    with FakeMessagesServer() as server:
+        cassette = JudgeCassette(path, "new_episodes")
+        judge = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=cassette)
+        grown = judge.grade_all(ITEMS[:8])
+        cassette.save()
+        assert len(server.requests) == 3  # only the three new judgments reached the API
+    assert grown[:5] == first
+    assert path.read_text().startswith(before[: before.index("version: 1")])  # old interactions kept, in order
+    assert len(JudgeCassette(path)) == 8
+
+
+def test_record_mode_once_does_not_add_to_an_existing_cassette(tmp_path: Path) -> None:
+    path = tmp_path / "once.yaml"
+    record_directly(path, ITEMS[:2])
+    before = path.read_text()
+    with FakeMessagesServer() as server:
+        judge = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=JudgeCassette(path, "once", "CMD"))
+        with pytest.raises(JudgeCassetteError, match="does not record into an existing cassette.*CMD"):
+            judge.grade_all(ITEMS[:3])
+        assert server.requests == []
+    assert path.read_text() == before
+
+
+def test_a_failed_save_leaves_the_old_cassette_intact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "keep.yaml"
+    record_directly(path, ITEMS[:2])
+    before = path.read_text()
+    cassette = JudgeCassette(path, "all")
+    with FakeMessagesServer() as server:
+        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=cassette).grade_all(ITEMS[2:4])
+
+    def crash(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr("os.replace", crash)
+    with pytest.raises(OSError, match="disk full"):
+        cassette.save()
+    assert path.read_text() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.yaml"]  # no temporary file left behind

@@ -51,6 +51,7 @@ def test_missing_gold_file_is_a_clear_error(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*test_it: tempoeval gold set 'nowhere.yaml' not found (looked at *nowhere.yaml*"])
     assert "Traceback" not in result.stdout.str() and "def tempoeval_gold" not in result.stdout.str()
+    assert "During handling" not in result.stdout.str()
 
 
 def test_gold_file_with_errors_names_test_file_and_line(pytester: pytest.Pytester) -> None:
