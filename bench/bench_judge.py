@@ -6,18 +6,20 @@ record them (against the real API, once) with many requests in flight. So two th
 1. **Replay, whole process.** For N in ``--sizes`` (default 1000 and 3000) a cassette of N graded
    judgments for one "test" is recorded (untimed, in this process) against the loopback fake API,
    ``pytest_tempoeval.testing.FakeMessagesServer``, with ``AnthropicJudge(api_key=...,
-   base_url=server.base_url, max_concurrency=16, cassette=(path, "cmd"))`` inside
-   ``judge_cassette(path, "once")``. The server is then stopped. Each sample is a fresh
-   ``python -c`` process that builds ``AnthropicJudge(max_concurrency=16, api_key="replay-only",
-   max_retries=0, cassette=...)``, enters ``judge_cassette(path, "none")`` and grades the same N
+   base_url=server.base_url, max_concurrency=16, cassette=JudgeCassette(path, "once"))``. The
+   server is then stopped. Each sample is a fresh ``python -c`` process that does what the
+   ``tempoeval_judge`` fixture does in record mode ``none``:
+   ``AnthropicJudge(cassette=JudgeCassette(path, "none", cmd))`` (the cassette file read straight
+   into a request-body index; no SDK, no HTTP, no vcrpy) and grades the same N
    items. It is timed from spawn to reap (``perf_counter`` around ``Popen`` + ``os.wait4``, which
-   also gives peak RSS and CPU time): interpreter start-up, imports, loading the cassette, the N
-   requests through the SDK and vcrpy, and exit all count. The child also reports its phases.
+   also gives CPU time): interpreter start-up, imports, loading the cassette, the N
+   lookups and exit all count. The child also reports its phases.
    Every sample must return the recorded judgments (same grades, in order, by SHA-256), all N
    answered by the cassette. Both serializers are measured (``.yaml`` and ``.json`` cassettes).
    The N values and serializers alternate, ``--repeats`` times, after one untimed warm-up per
    serializer; medians are reported. Targets: N=3000 in <= 3 s, and t(3000) <= 3.5 x t(1000)
-   (linear, not quadratic, in N).
+   (linear, not quadratic, in N). Then a missing cassette in record mode ``none``: the judge must
+   raise ``JudgeCassetteError`` naming the file, the whole process within 1 s.
 
    For contrast, stock vcrpy replays the 1000-judgment YAML cassette once:
    ``vcr.use_cassette(path, record_mode="none", match_on=[method, scheme, host, port, path, query,
@@ -27,16 +29,14 @@ record them (against the real API, once) with many requests in flight. So two th
 2. **Recording concurrency.** ``FakeMessagesServer(latency=0.05)`` runs in its own process (the
    real API is not in the test's process either; ``--server-in-child`` puts it in the recording
    process instead). A fresh child records ``--record-n`` (1000) judgments into a new cassette in
-   record mode ``all`` with ``max_concurrency=16`` (``--repeats`` times) and with
+   record mode ``all`` (``JudgeCassette(path, "all")``, saved at the end) with ``max_concurrency=16`` (``--repeats`` times) and with
    ``max_concurrency=1`` (``--sequential-repeats`` times, default 1: it takes over 50 s). The
-   figure is the time from entering the cassette to leaving it (judging plus saving the cassette),
+   figure is the time from the first judgment to the saved cassette (judging plus saving),
    measured in the child; whole-process times are shown too. The server process reports how many
    requests it got and the most it answered at once. Target: concurrent <= 1/10 of sequential.
-   Note: the stock server writes the response headers and body in two ``send`` calls, so on a
-   kept-alive connection Nagle's algorithm waits for the client's delayed ACK: every request takes
-   ~40 ms more than ``latency`` (~95 ms instead of 50 ms here). ``--nodelay`` sets TCP_NODELAY on
-   the server's sockets (socketserver's ``disable_nagle_algorithm``, set from this script, not in
-   the package), so the latency is the 50 ms asked for.
+   The fake server sets TCP_NODELAY (its headers and body go out in two writes; with Nagle's
+   algorithm on, each answer would wait ~40 ms for the client's delayed ACK), so the latency is the
+   50 ms asked for.
 
 If a target is missed (or with ``--profile``), the case is run once more under cProfile and the
 script prints where the time goes. The items are
@@ -85,6 +85,7 @@ Item = tuple[str, str, str, str]
 REPLAY_TARGET_S = 3.0  # replaying 3000 judgments, whole process
 REPLAY_RATIO_TARGET = 3.5  # t(3000) / t(1000)
 RECORD_RATIO_TARGET = 0.1  # concurrent / sequential
+MISSING_TARGET_S = 1.0  # a missing cassette in record mode none fails within this, whole process
 MATCH_ON = ["method", "scheme", "host", "port", "path", "query", "body"]
 
 # The child process: one replay, stock-vcrpy replay or recording, described by a JSON argument.
@@ -96,9 +97,11 @@ T0 = time.perf_counter()
 job = json.loads(sys.argv[1])
 import hashlib
 from pathlib import Path
-import anthropic  # the judge imports it on its first request anyway
-import vcr
-from pytest_tempoeval.cassettes import judge_cassette
+if job["mode"] in ("record", "stock"):  # replay, as the fixture does it, needs neither
+    import anthropic  # the judge imports it on its first request anyway
+    import vcr
+import contextlib
+from pytest_tempoeval.cassettes import JudgeCassette, JudgeCassetteError
 from pytest_tempoeval.judge import AnthropicJudge
 T_IMPORT = time.perf_counter()
 profiler = None
@@ -114,34 +117,36 @@ items = [
 ]
 path = Path(job["cassette"])
 server = None
+cassette = None
+stock = contextlib.nullcontext()
 if job["mode"] == "record":
     base_url = job["base_url"]
     if base_url is None:
-        from pytest_tempoeval import testing
         from pytest_tempoeval.testing import FakeMessagesServer
-        if job["nodelay"]:
-            testing._Handler.disable_nagle_algorithm = True
         server = FakeMessagesServer(latency=job["latency"]).start()
         base_url = server.base_url
+    cassette = JudgeCassette(path, "all", "bench")
     judge = AnthropicJudge(
-        api_key="dummy", base_url=base_url, max_concurrency=job["concurrency"],
-        cassette=(path, "bench"),
+        api_key="dummy", base_url=base_url, max_concurrency=job["concurrency"], cassette=cassette
     )
-    context = judge_cassette(path, "all")
-elif job["mode"] == "replay":
-    judge = AnthropicJudge(
-        max_concurrency=16, api_key="replay-only", max_retries=0, cassette=(path, "bench")
-    )
-    context = judge_cassette(path, "none")
-else:  # stock vcrpy, no cassette= binding
+elif job["mode"] in ("replay", "miss"):  # exactly what the tempoeval_judge fixture does in mode none
+    cassette = JudgeCassette(path, "none", "bench")
+    judge = AnthropicJudge(cassette=cassette)
+else:  # stock vcrpy around a judge without a cassette
     judge = AnthropicJudge(max_concurrency=16, api_key="replay-only", max_retries=0)
-    context = vcr.use_cassette(str(path), record_mode="none", match_on=job["match_on"])
+    stock = vcr.use_cassette(str(path), record_mode="none", match_on=job["match_on"])
 T_SETUP = time.perf_counter()
-with context as cassette:
+error = None
+with stock as vcr_cassette:
     T_LOADED = time.perf_counter()
-    judgments = judge.grade_all(items)
+    try:
+        judgments = judge.grade_all(items)
+    except JudgeCassetteError as miss:
+        judgments, error = [], str(miss)
     T_GRADED = time.perf_counter()
-    interactions = len(cassette.data)
+    interactions = len(vcr_cassette.data) if cassette is None else len(cassette)
+if cassette is not None:
+    cassette.save()  # writes only what was recorded
 T_EXIT = time.perf_counter()
 if profiler is not None:
     profiler.disable()
@@ -154,10 +159,10 @@ text = "\n".join(f"{j.query_id} {j.doc_id} {j.value}" for j in judgments)
 print(json.dumps({
     "phases": {
         "import": T_IMPORT - T0,
-        "items + judge": T_SETUP - T_IMPORT,
-        "load cassette": T_LOADED - T_SETUP,
+        "items, judge, read cassette": T_SETUP - T_IMPORT,
+        "stock vcrpy: load cassette": T_LOADED - T_SETUP,
         "grade_all": T_GRADED - T_LOADED,
-        "leave cassette": T_EXIT - T_GRADED,
+        "save cassette": T_EXIT - T_GRADED,
     },
     "block": T_EXIT - T_SETUP,
     "count": len(judgments),
@@ -166,6 +171,7 @@ print(json.dumps({
     "cache_hits": judge.stats.cache_hits,
     "interactions": interactions,
     "server": server_report,
+    "error": error,
 }))
 """
 
@@ -173,10 +179,7 @@ print(json.dumps({
 # prints how many requests it answered and the most it answered at once.
 SERVER = r"""
 import json, sys
-from pytest_tempoeval import testing
 from pytest_tempoeval.testing import FakeMessagesServer
-if sys.argv[2] == "nodelay":  # TCP_NODELAY on accepted sockets (socketserver's own switch)
-    testing._Handler.disable_nagle_algorithm = True
 server = FakeMessagesServer(latency=float(sys.argv[1])).start()
 print(server.base_url, flush=True)
 sys.stdin.read()
@@ -188,26 +191,19 @@ server.stop()
 # cumulative time among the matches is shown. Indented labels are part of the one above.
 HOTSPOTS: list[tuple[str, str, str]] = [
     ("lazy imports (after the import phase)", r"<frozen importlib._bootstrap>", "_find_and_load"),
-    ("vcr: load the cassette", r"vcr/cassette\.py", "_load"),
-    ("  parse the file (PyYAML/json)", r"vcr/serializers/\w+serializer\.py", "deserialize"),
-    ("  parse + build vcr Requests", r"vcr/serialize\.py", "deserialize"),
-    ("  Cassette.append per interaction", r"vcr/cassette\.py", "append"),
+    ("JudgeCassette: read the file", r"pytest_tempoeval/cassettes\.py", "_read_interactions"),
     ("judge: grade_all", r"pytest_tempoeval/judge\.py", "grade_all"),
+    ("  JudgeCassette.answer (lookup)", r"pytest_tempoeval/cassettes\.py", "answer"),
     ("  anthropic: messages.create", r"anthropic/resources/messages/messages\.py", "create"),
     ("    SDK: build the request", r"anthropic/_base_client\.py", "_build_request"),
-    ("    SDK: parse the response", r"anthropic/_base_client\.py", "_process_response"),
-    ("    vcrpy httpx stub (match, play)", r"vcr/stubs/httpx_stubs\.py", "_vcr_request"),
-    ("      Cassette.can_play_response_for", r"vcr/cassette\.py", "can_play_response_for"),
-    ("      Cassette.play_response", r"vcr/cassette\.py", "play_response"),
-    ("      IndexedCassette._responses", r"pytest_tempoeval/cassettes\.py", "_responses"),
-    ("        _request_key (the index key)", r"pytest_tempoeval/cassettes\.py", "_request_key"),
-    ("      stock Cassette._responses (scan)", r"vcr/cassette\.py", "_responses"),
-    ("      vcr requests_match", r"vcr/matchers\.py", "requests_match"),
-    ("vcr before_record_request, all calls", r"vcr/config\.py", "before_record_request"),
-    ("  copy.deepcopy (all calls)", r"copy\.py", "deepcopy"),
-    ("vcr: save the cassette", r"vcr/cassette\.py", "_save"),
+    ("    SDK: process the response", r"anthropic/_base_client\.py", "_process_response"),
+    ("  JudgeCassette.record", r"pytest_tempoeval/cassettes\.py", "record"),
+    ("JudgeCassette.save", r"pytest_tempoeval/cassettes\.py", "save"),
     ("  serialize (PyYAML/json)", r"vcr/serializers/\w+serializer\.py", "serialize"),
-    ("pydantic model classes built", r"pydantic/_internal/_model_construction\.py", "__new__"),
+    ("stock vcrpy: load the cassette", r"vcr/cassette\.py", "_load"),
+    ("stock vcrpy: httpx stub (match, play)", r"vcr/stubs/httpx_stubs\.py", "_vcr_request"),
+    ("  stock Cassette._responses (scan)", r"vcr/cassette\.py", "_responses"),
+    ("  copy.deepcopy (all calls)", r"copy\.py", "deepcopy"),
 ]
 
 
@@ -308,22 +304,23 @@ def check_replay(sample: Sample, n: int, expected: str, what: str) -> None:
 
 def record_cassette(path: Path, n: int) -> tuple[str, float, int]:
     """Record N graded judgments against an in-process fake server (stopped on return)."""
-    from pytest_tempoeval.cassettes import judge_cassette
+    from pytest_tempoeval.cassettes import JudgeCassette
     from pytest_tempoeval.judge import AnthropicJudge
     from pytest_tempoeval.testing import FakeMessagesServer
 
     items = make_items(n)
     start = time.perf_counter()
     with FakeMessagesServer() as server:
+        cassette = JudgeCassette(path, "once", "cmd")
         judge = AnthropicJudge(
             api_key=os.environ["ANTHROPIC_API_KEY"],
             base_url=server.base_url,
             max_concurrency=16,
-            cassette=(path, "cmd"),
+            cassette=cassette,
         )
-        with judge_cassette(path, "once") as cassette:
-            judgments = judge.grade_all(items)
-            interactions = len(cassette.data)
+        judgments = judge.grade_all(items)
+        cassette.save()
+        interactions = len(cassette)
         requests = len(server.requests)
     seconds = time.perf_counter() - start
     prompts = {json.dumps(body["messages"], sort_keys=True) for body in server.requests}
@@ -440,11 +437,6 @@ def bench_replay(
         cells = " | ".join(f"{median([value(x) for x in samples[c]]):.2f}" for c in columns)
         print(f"| {label} | {cells} |")
     print(
-        "| peak RSS (MiB) | "
-        + " | ".join(f"{median([x.rss_mib for x in samples[c]]):.0f}" for c in columns)
-        + " |"
-    )
-    print(
         "| cassette (MiB) | "
         + " | ".join(f"{cassettes[c][0].stat().st_size / 2**20:.1f}" for c in columns)
         + " |"
@@ -452,6 +444,8 @@ def bench_replay(
     print("\nall wall samples (s):")
     for column in columns:
         print(f"  {column[0]} N={column[1]}: {fmt_samples([x.wall for x in samples[column]])}")
+
+    bench_missing_cassette(args, env, data_dir, missed)
 
     if args.profile:
         to_profile = list(args.serializers)
@@ -464,6 +458,29 @@ def bench_replay(
             profile, f"replay {serializer} N={large} (child process under cProfile)", args
         )
     return cassettes
+
+
+def bench_missing_cassette(
+    args: argparse.Namespace, env: dict[str, str], data_dir: Path, missed: list[str]
+) -> None:
+    """Record mode none, no cassette file: the first judgment must fail at once, with the error."""
+    n = min(args.sizes)
+    job = {"mode": "miss", "n": n, "cassette": str(data_dir / "missing" / "never.yaml")}
+    samples = [run_child(args.python, job, env, data_dir) for _ in range(args.repeats)]
+    for sample in samples:
+        error = sample.report["error"] or ""
+        if "not in the cassette" not in error or "never.yaml" not in error or sample.report["count"]:
+            raise SystemExit(f"missing cassette: expected JudgeCassetteError, got {error!r}")
+    failing = median([x.report["phases"]["grade_all"] for x in samples])
+    wall = median([x.wall for x in samples])
+    met = wall < MISSING_TARGET_S
+    print(
+        f"\nmissing cassette (record mode none, {n} judgments asked): JudgeCassetteError after "
+        f"{failing * 1000:.1f} ms in grade_all; whole process {fmt_s(wall)} (median of "
+        f"{len(samples)}); target < {MISSING_TARGET_S:g} s: {'met' if met else '**missed**'}"
+    )
+    if not met:
+        missed.append(f"missing cassette: {fmt_s(wall)} >= {MISSING_TARGET_S:g} s")
 
 
 def bench_stock(
@@ -497,7 +514,7 @@ def start_server(
     args: argparse.Namespace, env: dict[str, str]
 ) -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [args.python, "-c", SERVER, str(args.latency), "nodelay" if args.nodelay else "stock"],
+        [args.python, "-c", SERVER, str(args.latency)],
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -528,7 +545,6 @@ def record_once(
         "cassette": str(path),
         "concurrency": concurrency,
         "latency": args.latency,
-        "nodelay": args.nodelay,
         "base_url": None,
         "profile": str(profile) if profile else None,
     }
@@ -562,7 +578,6 @@ def bench_recording(
 ) -> None:
     n, latency, wide = args.record_n, args.latency, args.concurrency
     where = "in the recording process" if args.server_in_child else "in its own process"
-    where += ", TCP_NODELAY" if args.nodelay else ", stock sockets (Nagle on)"
     print(
         f"\n## 2. Recording concurrency: {n} judgments, FakeMessagesServer(latency={latency:g}) "
         f"{where}, record mode 'all', a new cassette each run\n"
@@ -593,7 +608,7 @@ def bench_recording(
         return block, text
 
     print(
-        "\nrecording = entering the cassette to leaving it (judging + saving), measured in the "
+        "\nrecording = first judgment to saved cassette (judging + saving), measured in the "
         "child; medians\n"
     )
     print(
@@ -774,13 +789,6 @@ def main() -> None:
         "--server-in-child",
         action="store_true",
         help="run the fake server inside the recording process instead of its own process",
-    )
-    parser.add_argument(
-        "--nodelay",
-        action="store_true",
-        help="set TCP_NODELAY on the fake server's sockets when recording. The stock server "
-        "writes headers and body separately, so on a kept-alive connection Nagle's algorithm and "
-        "the client's delayed ACK add ~40 ms to every request, on top of --latency",
     )
     parser.add_argument("--no-replay", action="store_true", help="skip section 1")
     parser.add_argument("--no-stock", action="store_true", help="skip the stock vcrpy replay")
