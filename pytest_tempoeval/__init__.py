@@ -43,43 +43,13 @@ _EXPORTS = {
     "RunError": "errors",
     "MetricError": "errors",
     "JudgeError": "errors",
+    "assert_no_regression": "baselines",
+    "BaselineError": "baselines",
+    "BaselineRegression": "baselines",
+    "BaselineStore": "baselines",
 }
 
-__all__ = [
-    "AnthropicJudge",
-    "FocusTime",
-    "FocusTimeError",
-    "GoldDocument",
-    "GoldQuery",
-    "GoldSet",
-    "GoldSetError",
-    "JudgeError",
-    "MetricError",
-    "MetricResult",
-    "Run",
-    "RunError",
-    "TempoEvalError",
-    "assert_average_precision",
-    "assert_mrr",
-    "assert_ndcg",
-    "assert_precision",
-    "assert_recall",
-    "assert_temporal_map",
-    "assert_temporal_mrr",
-    "assert_temporal_ndcg",
-    "assert_temporal_precision",
-    "assert_temporal_recall",
-    "average_precision",
-    "mrr",
-    "ndcg",
-    "precision",
-    "recall",
-    "temporal_map",
-    "temporal_mrr",
-    "temporal_ndcg",
-    "temporal_precision",
-    "temporal_recall",
-]
+__all__ = sorted(_EXPORTS)  # noqa: PLE0605 (one list of names: the lazy table above)
 __version__ = "0.1.0"
 
 

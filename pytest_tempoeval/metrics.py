@@ -280,8 +280,10 @@ def _package(
         "unjudged": int(((top >= 0) & ~judged.judged[:, : top.shape[1]]).sum()),
         "missing_queries": int(judged.missing.sum()),
     }
+    if judged.judge_model is not None:
+        extra["judge_model"] = judged.judge_model
     explain = _explainer(judged, run, gold, k, mode, binary)
-    return MetricResult(name, k, mode, per_query, {ids[i]: r for i, r in sorted(excluded.items())}, explain, extra)
+    return MetricResult(name, k, mode, per_query, {ids[i]: r for i, r in sorted(excluded.items())}, explain, extra, gold)
 
 
 def _explainer(judged: Judged, run: Run, gold: GoldSet, k: int | None, mode: str, binary: bool) -> Callable[[str], QueryExplanation]:

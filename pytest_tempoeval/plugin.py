@@ -77,6 +77,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 )
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Note which baseline files the selected tests own, for the report of unused ones. One stat when
+    the project has no baseline directory."""
+    directory = _baseline_dir(session.config)
+    if not directory.is_dir():
+        return
+    from .baselines import baseline_path
+
+    state = session.config.stash[SESSION]
+    for item in session.items:
+        state.selected_baselines.add(baseline_path(directory, item).relative_to(directory).as_posix())
+    for arg in session.config.args:  # node ids select part of a module
+        if "::" in arg:
+            state.partial_modules.add(Path(arg.split("::", 1)[0]).stem)
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        state = items[0].config.stash[SESSION]
+        state.partial_modules.update(Path(item.path).stem for item in items)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     # Runs for every test of every suite that has the plugin installed: kept to a push and a pop.
@@ -101,16 +123,20 @@ def pytest_assertrepr_compare(config: pytest.Config, op: str, left: Any, right: 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash[SESSION]
-    rows, judging = state.sorted_rows(), state.judge_summary()
-    if (not rows and not judging) or hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput"):
         return
-    from .report import terminal_lines
+    rows, judging, unused = state.sorted_rows(), state.judge_summary(), _unused_baselines(config)
+    if not rows and not judging and not unused:
+        return
+    from .report import terminal_lines, unused_lines
 
     terminalreporter.section("tempoeval")
     for line in terminal_lines(rows) if rows else []:
         terminalreporter.write_line(line)
     if judging:
         terminalreporter.write_line(judging)
+    for line in unused_lines(unused):
+        terminalreporter.write_line(line, yellow=True)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -120,15 +146,27 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         config.workeroutput[WORKER_OUTPUT_KEY] = state.worker_output()  # type: ignore[attr-defined]
         return
     if path := config.getoption("tempoeval_report"):
-        state.write_json(Path(path))
+        state.write_json(Path(path), _unused_baselines(config))
     if path := config.getoption("tempoeval_markdown"):
         from .report import markdown
 
-        text = markdown(state.sorted_rows(), state.judge_summary())
+        text = markdown(state.sorted_rows(), state.judge_summary(), _unused_baselines(config))
         Path(path).write_text(text, encoding="utf-8")
         if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
             with open(summary, "a", encoding="utf-8") as out:
                 out.write(text)
+
+
+def _baseline_dir(config: pytest.Config) -> Path:
+    return config.rootpath / config.getini("tempoeval_baseline_dir")
+
+
+def _unused_baselines(config: pytest.Config) -> list[str]:
+    state = config.stash[SESSION]
+    if not state.selected_baselines:
+        return []
+    directory = _baseline_dir(config)
+    return [f"{Path(config.getini('tempoeval_baseline_dir')).as_posix()}/{name}" for name in state.unused_baselines(directory)]
 
 
 class _XdistHooks:
@@ -211,12 +249,37 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
 
 
 @pytest.fixture
-def tempoeval_baseline(request: pytest.FixtureRequest) -> BaselineStore:
-    """This test's regression baseline file (``<tempoeval_baseline_dir>/<module>/<test>.json``)."""
-    from .baselines import BaselineStore
+def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStore, None, None]:
+    """This test's regression baseline (``<tempoeval_baseline_dir>/<module>/<test>.json``).
 
-    directory = request.config.rootpath / request.config.getini("tempoeval_baseline_dir")
-    return BaselineStore.for_test(directory, request.node, request.config.getoption("tempoeval_update_baseline"))
+    ``tempoeval_baseline.check(result, max_drop=..., alpha=0.05)`` fails the test on a significant
+    drop; with ``--tempoeval-update-baseline`` it records the result instead, and the file is written
+    when the test ends.
+    """
+    from .baselines import BaselineStore
+    from .recording import Check, record
+
+    config = request.config
+    state = config.stash[SESSION]
+    max_drop = config.getini("tempoeval_max_drop")
+    try:
+        default_drop = float(max_drop)
+    except ValueError:
+        raise pytest.UsageError(f"tempoeval_max_drop must be a number, got {max_drop!r}") from None
+
+    def report(result: Any, comparison: Any) -> None:
+        record(
+            Check(result, "drop <=", comparison.max_drop, comparison.passed, comparison.baseline, comparison.p_value, comparison.note)
+        )
+
+    directory = _baseline_dir(config)
+    store = BaselineStore.for_test(
+        directory, request.node, config.getoption("tempoeval_update_baseline"), max_drop=default_drop, on_check=report
+    )
+    yield store
+    if store.checked:
+        state.checked_baselines.add(store.path.relative_to(directory).as_posix())
+    store.finish()
 
 
 def _progress_line(config: pytest.Config) -> Any:

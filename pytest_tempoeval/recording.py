@@ -14,12 +14,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Check:
-    """One comparison of a metric result with a threshold."""
+    """One comparison of a metric result with a threshold or with its baseline."""
 
     result: Any  # MetricResult (not imported here: that would pull numpy into plugin start-up)
-    op: str  # ">=", ">", "<=", "<", "=="
+    op: str  # ">=", ">", "<=", "<", "==", or "drop <=" for a baseline check (threshold = max_drop)
     threshold: float
     passed: bool
+    baseline: float | None = None  # baseline checks: the stored mean (None when just written)
+    p_value: float | None = None
+    note: str = ""  # "regressed", "baseline can be raised", "baseline written"
 
 
 Recorder = Callable[[Check], None]

@@ -43,6 +43,7 @@ class Judged:
     n_relevant: np.ndarray  # [nq] relevant documents known for the query
     excluded: dict[int, str]  # query position -> reason it cannot be scored
     missing: np.ndarray  # [nq] gold query absent from the run (scored as an empty ranking)
+    judge_model: str | None = None  # llm mode: the model that judged
 
 
 # -- alignment --------------------------------------------------------------------------------------
@@ -486,4 +487,7 @@ def judge_llm(run: Run, gold: GoldSet, depth: int, judge: Any, graded: bool, str
         judged[position, rank] = True
     ideal = -np.sort(-relevance, axis=1)
     n_relevant = (relevance >= 1).sum(axis=1)
-    return Judged(gold.query_ids, rows, relevance, judged, relevance >= 1, ideal, n_relevant, excluded, alignment.run_of_gold < 0)
+    return Judged(
+        gold.query_ids, rows, relevance, judged, relevance >= 1, ideal, n_relevant, excluded, alignment.run_of_gold < 0,
+        getattr(judge, "model", None),
+    )

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .session import CheckRow
 
-COLUMNS = ("test", "metric", "mode", "queries", "score", "threshold", "baseline", "delta", "status")
+COLUMNS = ("test", "metric", "mode", "queries", "score", "threshold", "baseline", "delta", "p", "status", "note")
 
 
 def table_rows(rows: Sequence[CheckRow]) -> list[tuple[str, ...]]:
@@ -23,7 +23,9 @@ def table_rows(rows: Sequence[CheckRow]) -> list[tuple[str, ...]]:
                 f"{row.op} {row.threshold:g}",
                 "-" if row.baseline is None else f"{row.baseline:.4f}",
                 "-" if row.delta is None else f"{row.delta:+.4f}",
+                "-" if row.p_value is None else f"{row.p_value:.4f}",
                 row.status,
+                row.note,
             )
         )
     return out
@@ -39,7 +41,16 @@ def terminal_lines(rows: Sequence[CheckRow]) -> list[str]:
     return lines
 
 
-def markdown(rows: Sequence[CheckRow], judging: str | None = None) -> str:
+def unused_lines(unused: Sequence[str]) -> list[str]:
+    """The unused-baselines notice: listed, never deleted."""
+    if not unused:
+        return []
+    plural = "s" if len(unused) != 1 else ""
+    heading = f"{len(unused)} unused baseline{plural} (no selected test checked them; delete by hand if the tests are gone):"
+    return [heading, *(f"  {name}" for name in unused)]
+
+
+def markdown(rows: Sequence[CheckRow], judging: str | None = None, unused: Sequence[str] = ()) -> str:
     failed = sum(not row.passed for row in rows)
     lines = [
         "## tempoeval",
@@ -51,4 +62,6 @@ def markdown(rows: Sequence[CheckRow], judging: str | None = None) -> str:
     ]
     for cells in table_rows(rows):
         lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    if unused:
+        lines.extend(["", *unused_lines(unused)])
     return "\n".join(lines) + "\n"

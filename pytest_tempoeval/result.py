@@ -57,6 +57,7 @@ class _Details:
     excluded: dict[str, str]
     explain_query: Callable[[str], QueryExplanation] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    gold: Any = None  # the GoldSet scored against: its fingerprint is computed only if a baseline asks
 
 
 class MetricResult(float):
@@ -79,6 +80,7 @@ class MetricResult(float):
         excluded: Mapping[str, str] | None = None,
         explain_query: Callable[[str], QueryExplanation] | None = None,
         extra: Mapping[str, Any] | None = None,
+        gold: Any = None,
     ) -> Self:
         if not isinstance(per_query, QueryScores):
             per_query = dict(per_query)
@@ -86,7 +88,7 @@ class MetricResult(float):
         value = math.fsum(scores) / len(scores) if scores else math.nan
         self = super().__new__(cls, value)
         self.name, self.k, self.mode = name, k, mode
-        self._details = _Details(per_query, dict(excluded or {}), explain_query, dict(extra or {}))
+        self._details = _Details(per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold)
         return self
 
     # -- data -------------------------------------------------------------------------------------
@@ -106,6 +108,12 @@ class MetricResult(float):
     def extra(self) -> dict[str, Any]:
         """Counts the explanation reports (unjudged documents, missing queries)."""
         return self._details.extra
+
+    @property
+    def gold_fingerprint(self) -> str | None:
+        """sha256 of the gold set's content, or None when the result was not computed from one."""
+        gold = self._details.gold
+        return None if gold is None else gold.fingerprint
 
     @property
     def median(self) -> float:

@@ -16,6 +16,7 @@ from typing import Any
 from .recording import Check, Recorder
 
 WORKER_OUTPUT_KEY = "tempoeval"
+_BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
 JUDGE_COUNTERS = ("judgments", "cache_hits", "input_tokens", "output_tokens")
 
 
@@ -37,6 +38,8 @@ class CheckRow:
     excluded_queries: dict[str, str] = field(default_factory=dict)
     baseline: float | None = None
     delta: float | None = None
+    p_value: float | None = None
+    note: str = ""
 
     @property
     def status(self) -> str:
@@ -59,6 +62,10 @@ class CheckRow:
             passed=check.passed,
             per_query=dict(result.per_query),
             excluded_queries=dict(result.excluded),
+            baseline=check.baseline,
+            delta=None if check.baseline is None else score - check.baseline,
+            p_value=check.p_value,
+            note=check.note,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,6 +83,11 @@ class TempoEvalSession:
         self.rows: list[CheckRow] = []
         self.judge_stats = dict.fromkeys(JUDGE_COUNTERS, 0)  # summed over every test's judge
         self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
+        # Baseline files (relative to the baseline directory, "module/test.json"), for the report of
+        # unused ones: those of the selected tests, those checked, and modules not wholly selected.
+        self.selected_baselines: set[str] = set()
+        self.checked_baselines: set[str] = set()
+        self.partial_modules: set[str] = set()
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
         """A recorder that turns the checks made by ``test`` into rows (also returned)."""
@@ -107,20 +119,44 @@ class TempoEvalSession:
     # -- xdist ------------------------------------------------------------------------------------
 
     def worker_output(self) -> str:
-        return json.dumps({"checks": [row.to_dict() for row in self.rows], "judge": self.judge_stats})
+        baselines = {name: sorted(getattr(self, name)) for name in _BASELINE_SETS}
+        return json.dumps({"checks": [row.to_dict() for row in self.rows], "judge": self.judge_stats} | baselines)
 
     def merge_worker_output(self, payload: str) -> None:
         data = json.loads(payload)
         self.rows.extend(CheckRow.from_dict(row) for row in data["checks"])
         for counter in JUDGE_COUNTERS:
             self.judge_stats[counter] += data["judge"][counter]
+        for name in _BASELINE_SETS:
+            getattr(self, name).update(data[name])
+
+    # -- baselines --------------------------------------------------------------------------------
+
+    def unused_baselines(self, directory: Path) -> list[str]:
+        """Baseline files no selected test checked (syrupy's "unused snapshots"), never deleted:
+        the files of selected tests that did not check them, and, in modules run whole, files no
+        test of the module owns (a test renamed or removed). ``-k`` and node ids narrow this."""
+        unused = {name for name in self.selected_baselines - self.checked_baselines if (directory / name).is_file()}
+        modules = {name.split("/", 1)[0] for name in self.selected_baselines} - self.partial_modules
+        for module in modules:
+            for file in (directory / module).glob("*.json"):
+                name = f"{module}/{file.name}"
+                if name not in self.selected_baselines:
+                    unused.add(name)
+        return sorted(unused)
 
     # -- files ------------------------------------------------------------------------------------
 
-    def write_json(self, path: Path) -> None:
+    def write_json(self, path: Path, unused_baselines: list[str] | None = None) -> None:
         rows = [row.to_dict() for row in self.sorted_rows()]
         failed = sum(not row["passed"] for row in rows)
-        document = {"version": 1, "checks": rows, "failed": failed, "judge": self.judge_stats}
+        document = {
+            "version": 1,
+            "checks": rows,
+            "failed": failed,
+            "judge": self.judge_stats,
+            "unused_baselines": unused_baselines or [],
+        }
         _write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
 
 

@@ -1,6 +1,5 @@
-"""The tempoeval_gold and tempoeval_baseline fixtures."""
+"""The tempoeval_gold fixture (tempoeval_baseline: test_plugin_baselines.py)."""
 
-import json
 
 import pytest
 from plugin_helpers import XDIST_MODES, write_gold
@@ -76,43 +75,3 @@ def test_no_gold_configured_is_a_clear_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*test_it: the tempoeval_gold fixture needs a gold set*"])
-
-
-@pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_baseline_storage_path_and_atomic_write(pytester: pytest.Pytester, xdist: list[str]) -> None:
-    pytester.makeini("[pytest]\ntempoeval_baseline_dir = base\n")
-    pytester.makepyfile(
-        test_module="""
-        import pytest
-
-        @pytest.mark.parametrize("case", ["a/b"])
-        def test_store(tempoeval_baseline, case):
-            assert tempoeval_baseline.path.parts[-3:] == ("base", "test_module", "test_store[a_b].json")
-            assert not tempoeval_baseline.exists() and not tempoeval_baseline.update
-            tempoeval_baseline.write({"score": 0.5})
-            assert tempoeval_baseline.read() == {"score": 0.5}
-        """
-    )
-    pytester.runpytest(*xdist).assert_outcomes(passed=1)
-    stored = pytester.path / "base" / "test_module" / "test_store[a_b].json"
-    assert json.loads(stored.read_text()) == {"score": 0.5}
-    assert [p.name for p in stored.parent.iterdir()] == [stored.name]  # no temporary files left
-
-
-def test_corrupt_baseline_is_a_clear_error_and_is_kept(pytester: pytest.Pytester) -> None:
-    pytester.makeini("[pytest]\ntempoeval_baseline_dir = base\n")
-    (pytester.mkdir("base") / "test_module").mkdir()
-    corrupt = pytester.path / "base" / "test_module" / "test_read.json"
-    corrupt.write_text("{not json")
-    pytester.makepyfile(
-        test_module="""
-        import pytest
-        from pytest_tempoeval.baselines import BaselineError
-
-        def test_read(tempoeval_baseline):
-            with pytest.raises(BaselineError, match=r"test_read.json:1: the baseline is not valid JSON"):
-                tempoeval_baseline.read()
-        """
-    )
-    pytester.runpytest().assert_outcomes(passed=1)
-    assert corrupt.read_text() == "{not json"

@@ -41,10 +41,10 @@ def test_terminal_summary_lists_every_check(pytester: pytest.Pytester, xdist: li
     result.stdout.re_match_lines(
         [
             r".*=+ tempoeval =+",
-            r"test\s+metric\s+mode\s+queries\s+score\s+threshold\s+baseline\s+delta\s+status",
-            r"test_reports.py::test_bad\s+ndcg@2\s+gold\s+2\s+0.5000\s+>= 0.8\s+-\s+-\s+FAIL",
-            r"test_reports.py::test_good\s+temporal_ndcg@2\s+focus_time\s+2\s+1.0000\s+>= 0.9\s+-\s+-\s+pass",
-            r"test_reports.py::test_good\s+temporal_precision@2\s+focus_time\s+2\s+0.5000\s+>= 0.5\s+-\s+-\s+pass",
+            r"test\s+metric\s+mode\s+queries\s+score\s+threshold\s+baseline\s+delta\s+p\s+status\s+note",
+            r"test_reports.py::test_bad\s+ndcg@2\s+gold\s+2\s+0.5000\s+>= 0.8\s+-\s+-\s+-\s+FAIL",
+            r"test_reports.py::test_good\s+temporal_ndcg@2\s+focus_time\s+2\s+1.0000\s+>= 0.9\s+-\s+-\s+-\s+pass",
+            r"test_reports.py::test_good\s+temporal_precision@2\s+focus_time\s+2\s+0.5000\s+>= 0.5\s+-\s+-\s+-\s+pass",
             r"3 metric checks, 1 failed",
         ]
     )
@@ -79,7 +79,7 @@ def test_markdown_report_and_github_step_summary(
     run_suite(pytester, *xdist, "--tempoeval-markdown=summary.md")
     text = (pytester.path / "summary.md").read_text()
     assert text.startswith("## tempoeval\n\n3 metric checks, 1 failed.\n")
-    assert "| test_reports.py::test_bad | ndcg@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | FAIL |" in text
+    assert "| test_reports.py::test_bad | ndcg@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL |  |" in text
     assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
 
 

@@ -1,0 +1,165 @@
+"""The baseline lifecycle through pytest: create, check, regress, improve, re-baseline, corruption,
+unused files and reports, each without xdist, with -n 0 and with -n 2."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.plugin_helpers import XDIST_MODES
+
+QUERIES = 12
+GOLD = "version: 1\ndocuments:\n" + "".join(
+    f'  d{i}: {{text: "Report of {2000 + i}."}}\n  x{i}: {{text: "Something else."}}\n' for i in range(QUERIES)
+) + "queries:\n" + "".join(
+    f'  - id: q{i:02d}\n    text: "What happened in {2000 + i}?"\n    relevant: {{d{i}: 3}}\n' for i in range(QUERIES)
+)
+# WORSE queries get their relevant document at rank 2 instead of 1: nDCG@2 1.0 -> 1/log2(3) = 0.631.
+TESTS = """
+import os
+import pytest
+from pytest_tempoeval import Run, ndcg
+
+def run_for(gold):
+    worse = int(os.environ.get("WORSE", "0"))
+    return Run({q: ([f"x{i}", f"d{i}"] if i < worse else [f"d{i}", f"x{i}"]) for i, q in enumerate(sorted(gold.queries))})
+
+@pytest.mark.tempoeval(gold="gold.yaml")
+def test_gate(tempoeval_gold, tempoeval_baseline):
+    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=int(os.environ.get("K", "2"))))
+
+@pytest.mark.tempoeval(gold="gold.yaml")
+def test_other(tempoeval_gold, tempoeval_baseline):
+    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=2))
+"""
+GATE = Path("base/test_module/test_gate.json")
+OTHER = Path("base/test_module/test_other.json")
+UPDATE = "--tempoeval-update-baseline"
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.delenv("WORSE", raising=False)
+    monkeypatch.delenv("K", raising=False)
+    pytester.makeini("[pytest]\ntempoeval_baseline_dir = base\n")
+    pytester.makefile(".yaml", gold=GOLD)
+    pytester.makepyfile(test_module=TESTS)
+    return pytester
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_missing_baseline_fails_with_the_command_to_create_it(suite: pytest.Pytester, xdist: list[str]) -> None:
+    result = suite.runpytest(*xdist, "-k", "test_gate")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*no baseline yet. Create it with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline*"])
+    assert not (suite.path / GATE).exists()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(suite: pytest.Pytester, xdist: list[str]) -> None:
+    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    stored = json.loads((suite.path / GATE).read_text())
+    entry = stored["results"]["ndcg@2 gold"]
+    assert stored["test"] == "test_module.py::test_gate" and stored["version"] == 1
+    assert entry["k"] == 2 and entry["mode"] == "gold" and entry["score"] == 1.0 and entry["queries"] == QUERIES
+    assert len(entry["gold_fingerprint"]) == 64 and entry["judge_model"] is None
+    assert entry["per_query"] == {f"q{i:02d}": 1.0 for i in range(QUERIES)}
+    assert [p.name for p in (suite.path / GATE).parent.iterdir()] == ["test_gate.json", "test_other.json"]  # no temp files
+    written = (suite.path / GATE).stat().st_mtime_ns
+    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    assert (suite.path / GATE).stat().st_mtime_ns == written  # identical content is not rewritten
+
+    result = suite.runpytest(*xdist)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["test_module.py::test_gate * ndcg@2 * 1.0000 * drop <= 0 * 1.0000 * +0.0000 * 1.0000 * pass*"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_significant_drop_fails_listing_queries_and_p_value_without_a_summary_traceback(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    monkeypatch.setenv("WORSE", "6")  # six queries 1.0 -> 0.631: exact p = 1/64
+    result = suite.runpytest(*xdist, "--tempoeval-report=report.json")
+    result.assert_outcomes(failed=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    output = result.stdout.str()
+    assert "BaselineRegression: test_module.py::test_gate: regression against" in output
+    assert "ndcg@2 gold: 1.0000 -> 0.8155 (-0.1845; drop allowed 0), p = 0.01562 (paired randomization" in output
+    assert "q00: 1.0000 -> 0.6309 (-0.3691)" in output and "q06" not in output.split("regressed queries")[1].split("\n\n")[0]
+    assert "re-baseline with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline" in output
+    assert "INTERNALERROR" not in output
+    report = json.loads((suite.path / "report.json").read_text())
+    row = next(row for row in report["checks"] if row["test"] == "test_module.py::test_gate")
+    assert row["baseline"] == 1.0 and row["delta"] == pytest.approx(-0.1845, abs=1e-4)
+    assert row["p_value"] == 1 / 64 and row["status"] == "FAIL" and row["note"] == "regressed"
+    assert report["failed"] == 2
+    assert json.loads((suite.path / GATE).read_text())["results"]["ndcg@2 gold"]["score"] == 1.0  # never overwritten
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_an_improvement_passes_and_says_the_baseline_can_be_raised(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    monkeypatch.setenv("WORSE", "4")
+    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    monkeypatch.delenv("WORSE")
+    result = suite.runpytest(*xdist, "--tempoeval-markdown=summary.md")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*test_gate*ndcg@2*1.0000*0.8770*+0.1230*pass*baseline can be raised"])
+    markdown = (suite.path / "summary.md").read_text()
+    assert "| threshold | baseline | delta | p | status | note |" in markdown
+    assert "| 0.8770 | +0.1230 | 1.0000 | pass | baseline can be raised |" in markdown
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    monkeypatch.setenv("K", "1")
+    result = suite.runpytest(*xdist, "-k", "test_gate")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*re-baseline: the baseline has ndcg@2 gold but the test now checks ndcg@1 gold (k or mode changed)*"])
+    monkeypatch.delenv("K")
+    (suite.path / "gold.yaml").write_text(GOLD.replace("Report of 2003.", "Report of the year 2003."))
+    result = suite.runpytest(*xdist)
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(["*re-baseline: the gold set changed since the baseline of ndcg@2 gold*--tempoeval-update-baseline*"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(suite: pytest.Pytester, xdist: list[str]) -> None:
+    corrupt = suite.path / GATE
+    corrupt.parent.mkdir(parents=True)
+    corrupt.write_text('{\n  "version": 1,\n  "results": {oops}\n}\n')
+    result = suite.runpytest(*xdist, "-k", "test_gate")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*test_gate.json:3: the baseline is not valid JSON*It was left as it is*--tempoeval-update-baseline*"])
+    assert corrupt.read_text() == '{\n  "version": 1,\n  "results": {oops}\n}\n'
+    suite.runpytest(*xdist, "-k", "test_gate", UPDATE).assert_outcomes(passed=1)
+    assert json.loads(corrupt.read_text())["results"]["ndcg@2 gold"]["score"] == 1.0
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(suite: pytest.Pytester, xdist: list[str]) -> None:
+    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    orphan = suite.path / "base" / "test_module" / "test_removed.json"
+    orphan.write_text((suite.path / OTHER).read_text())
+
+    result = suite.runpytest(*xdist, "--tempoeval-report=report.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["1 unused baseline (no selected test checked them*", "  base/test_module/test_removed.json"])
+    assert json.loads((suite.path / "report.json").read_text())["unused_baselines"] == ["base/test_module/test_removed.json"]
+
+    # -k selects part of the module: only the selected tests' files can be unused.
+    result = suite.runpytest(*xdist, "-k", "test_gate")
+    result.assert_outcomes(passed=1)
+    assert "unused baseline" not in result.stdout.str()
+
+    # A selected test that no longer checks its baseline leaves it unused.
+    suite.makepyfile(test_module=TESTS.replace("    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=2))", "    pass"))
+    result = suite.runpytest(*xdist, "-k", "test_other")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["1 unused baseline*", "  base/test_module/test_other.json"])
+    assert orphan.exists() and (suite.path / OTHER).exists()
