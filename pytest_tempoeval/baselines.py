@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import TempoEvalError
+from .files import write_atomically
 
 FORMAT_VERSION = 1
 MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
@@ -50,6 +49,7 @@ class BaselineComparison:
     max_drop: float = 0.0
     alpha: float = 0.05
     regressed: list[tuple[str, float, float]] = field(default_factory=list)  # (query, old, new), worst first
+    baseline_scores: dict[str, float] = field(default_factory=dict, repr=False)
 
     @property
     def delta(self) -> float | None:
@@ -112,7 +112,7 @@ def compare(
         key=lambda item: (item[2] - item[1], item[0]),
     )
     status = "regressed" if regressed else "improved" if current > baseline + 1e-12 else "pass"
-    return BaselineComparison(key, status, baseline, current, len(shared), p_value, max_drop, alpha, worse)
+    return BaselineComparison(key, status, baseline, current, len(shared), p_value, max_drop, alpha, worse, baseline_scores)
 
 
 def entry_for(result: Any) -> dict[str, Any]:
@@ -185,7 +185,7 @@ class BaselineStore:
         entry = entry_for(result)
         self._entries[key] = entry
         if self.update:
-            comparison = BaselineComparison(key, "written", None, float(result), len(result.per_query))
+            comparison = BaselineComparison(key, "written", None, float(result), len(result.per_query), max_drop=max_drop, alpha=alpha)
         else:
             stored = self._stored_entry(key, entry)
             comparison = compare(key, stored["per_query"], entry["per_query"], max_drop, alpha, seed)
@@ -266,15 +266,7 @@ class BaselineStore:
                 return False
         except (OSError, UnicodeDecodeError):
             pass
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path, text)
         return True
 
     def finish(self) -> bool:

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .errors import JudgeError
+from .files import write_atomically
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
 # Only these headers are stored: nothing secret or account-specific can slip through under a new
@@ -138,15 +137,7 @@ class JudgeCassette:
 
         serializer = jsonserializer if self.path.suffix == ".json" else yamlserializer
         text = serializer.serialize({"interactions": self._interactions, "version": 1})
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as file:
-                file.write(text)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path, text)
         self._recorded = 0
 
     def _add(self, interaction: dict[str, Any], replace: bool = False) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .files import write_atomically
 from .recording import active_recorders
 from .session import WORKER_OUTPUT_KEY, TempoEvalSession
 
@@ -42,6 +43,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--tempoeval-markdown",
         metavar="PATH",
         help="Write the metric summary as markdown to PATH (also appended to $GITHUB_STEP_SUMMARY when set).",
+    )
+    group.addoption(
+        "--tempoeval-html",
+        metavar="PATH",
+        help="Write a self-contained HTML report to PATH: per-query charts against the baselines, worst queries.",
     )
     parser.addini("tempoeval_gold", "Default gold set for the tempoeval_gold fixture (path from rootdir).")
     parser.addini("tempoeval_cassette_dir", "Directory of LLM-judge cassettes.", default="fixtures/cassettes")
@@ -145,13 +151,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller writes the reports
         config.workeroutput[WORKER_OUTPUT_KEY] = state.worker_output()  # type: ignore[attr-defined]
         return
+    unused = _unused_baselines(config)
     if path := config.getoption("tempoeval_report"):
-        state.write_json(Path(path), _unused_baselines(config))
+        state.write_json(Path(path), unused)
+    if path := config.getoption("tempoeval_html"):
+        from .html_report import render
+
+        write_atomically(Path(path), render(state.sorted_rows(), state.judge_summary(), unused))
     if path := config.getoption("tempoeval_markdown"):
         from .report import markdown
 
-        text = markdown(state.sorted_rows(), state.judge_summary(), _unused_baselines(config))
-        Path(path).write_text(text, encoding="utf-8")
+        text = markdown(state.sorted_rows(), state.judge_summary(), unused)
+        write_atomically(Path(path), text)
         if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
             with open(summary, "a", encoding="utf-8") as out:
                 out.write(text)
@@ -269,7 +280,10 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
 
     def report(result: Any, comparison: Any) -> None:
         record(
-            Check(result, "drop <=", comparison.max_drop, comparison.passed, comparison.baseline, comparison.p_value, comparison.note)
+            Check(
+                result, "drop <=", comparison.max_drop, comparison.passed,
+                comparison.baseline, comparison.p_value, comparison.note, comparison.baseline_scores,
+            )
         )
 
     directory = _baseline_dir(config)

@@ -23,6 +23,7 @@ class Check:
     baseline: float | None = None  # baseline checks: the stored mean (None when just written)
     p_value: float | None = None
     note: str = ""  # "regressed", "baseline can be raised", "baseline written"
+    baseline_scores: dict[str, float] | None = None  # per query, for the HTML chart
 
 
 Recorder = Callable[[Check], None]

@@ -180,6 +180,11 @@ class MetricResult(float):
             text += f", {missing} gold queries missing from the run (scored 0)"
         return text
 
+    def explain_query(self, query_id: str) -> QueryExplanation | None:
+        """What ``query_id`` retrieved and what an ideal ranking holds (None if unknown)."""
+        explain = self._details.explain_query
+        return None if explain is None else explain(query_id)
+
     def _explain_query(self, query_id: str) -> list[str]:
         score = self.per_query[query_id]
         if self._details.explain_query is None:

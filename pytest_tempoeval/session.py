@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .files import write_atomically
 from .recording import Check, Recorder
 
 WORKER_OUTPUT_KEY = "tempoeval"
@@ -40,6 +41,8 @@ class CheckRow:
     delta: float | None = None
     p_value: float | None = None
     note: str = ""
+    baseline_per_query: dict[str, float] = field(default_factory=dict)
+    worst: list[dict[str, Any]] = field(default_factory=list)  # the worst queries, explained (HTML report)
 
     @property
     def status(self) -> str:
@@ -66,6 +69,8 @@ class CheckRow:
             delta=None if check.baseline is None else score - check.baseline,
             p_value=check.p_value,
             note=check.note,
+            baseline_per_query=dict(check.baseline_scores or {}),
+            worst=_worst_explained(result),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,6 +79,27 @@ class CheckRow:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CheckRow:
         return cls(**{key: value for key, value in data.items() if key != "status"})
+
+
+WORST_EXPLAINED = 5
+
+
+def _worst_explained(result: Any) -> list[dict[str, Any]]:
+    """The worst queries with what was retrieved and what an ideal ranking holds (plain data: it
+    travels from xdist workers)."""
+    worst = []
+    for query_id in result.worst(WORST_EXPLAINED):
+        detail = result.explain_query(query_id)
+        worst.append(
+            {
+                "query": query_id,
+                "score": result.per_query[query_id],
+                "retrieved": [list(pair) for pair in detail.retrieved] if detail else [],
+                "ideal": [list(pair) for pair in detail.ideal] if detail else [],
+                "note": detail.note if detail else "",
+            }
+        )
+    return worst
 
 
 class TempoEvalSession:
@@ -157,11 +183,4 @@ class TempoEvalSession:
             "judge": self.judge_stats,
             "unused_baselines": unused_baselines or [],
         }
-        _write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
+        write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")

@@ -20,7 +20,7 @@ from typing import Any
 
 DEFAULT_PERMUTATIONS = 10_000
 DEFAULT_SEED = 20261121
-_TOLERANCE = 1e-12  # means equal up to float summation order count as "at most"
+_RELATIVE_TOLERANCE = 1e-9  # means equal up to float summation order count as "at most"
 _CHUNK_CELLS = 1 << 20  # sign matrix cells per chunk: bounded memory for 10,000-query suites
 
 
@@ -35,15 +35,16 @@ def paired_randomization_p(
     if n == 0:
         raise ValueError("the randomization test needs at least one paired query")
     observed = differences.mean()
+    tolerance = _RELATIVE_TOLERANCE * float(np.abs(differences).max())
     if n < 63 and 2**n <= permutations:  # exact: every sign assignment once
         patterns = np.arange(2**n, dtype=np.int64)[:, None] >> np.arange(n, dtype=np.int64) & 1
         means = ((2 * patterns - 1) @ differences) / n
-        return float(np.count_nonzero(means <= observed + _TOLERANCE) / means.size)
+        return float(np.count_nonzero(means <= observed + tolerance) / means.size)
     rng = np.random.default_rng(seed)
     hits, done, rows = 0, 0, max(1, _CHUNK_CELLS // n)
     while done < permutations:
         size = min(rows, permutations - done)
         signs = rng.integers(0, 2, size=(size, n), dtype=np.int8) * 2 - 1
-        hits += int(np.count_nonzero((signs @ differences) / n <= observed + _TOLERANCE))
+        hits += int(np.count_nonzero((signs @ differences) / n <= observed + tolerance))
         done += size
     return (1 + hits) / (1 + permutations)

@@ -21,7 +21,7 @@ def exact_p(baseline, current) -> float:
     differences = [c - b for b, c in zip(baseline, current, strict=True)]
     observed = sum(differences)
     sums = [sum(s * d for s, d in zip(signs, differences, strict=True)) for signs in itertools.product((1, -1), repeat=len(differences))]
-    return sum(total <= observed + 1e-12 for total in sums) / len(sums)
+    return sum(total <= observed + 1e-9 for total in sums) / len(sums)
 
 
 # -- the p-value --------------------------------------------------------------------------------------
@@ -41,8 +41,11 @@ def test_no_change_is_p_one() -> None:
     assert paired_randomization_p([0.3, 0.9, 0.5] * 5, [0.3, 0.9, 0.5] * 5) == 1.0
 
 
+SCORE = st.integers(0, 100).map(lambda value: value / 100)  # a grid: ties are real ties, not float noise
+
+
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=9))
+@given(st.lists(st.tuples(SCORE, SCORE), min_size=1, max_size=9))
 def test_exact_mode_matches_enumeration(pairs) -> None:
     baseline, current = zip(*pairs, strict=True)
     assert paired_randomization_p(baseline, current) == pytest.approx(exact_p(baseline, current), abs=1e-12)

@@ -6,32 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin_helpers import XDIST_MODES
+from tests.plugin_helpers import BASELINE_GOLD as GOLD
+from tests.plugin_helpers import BASELINE_TESTS as TESTS
+from tests.plugin_helpers import QUERIES, XDIST_MODES, make_baseline_suite
 
-QUERIES = 12
-GOLD = "version: 1\ndocuments:\n" + "".join(
-    f'  d{i}: {{text: "Report of {2000 + i}."}}\n  x{i}: {{text: "Something else."}}\n' for i in range(QUERIES)
-) + "queries:\n" + "".join(
-    f'  - id: q{i:02d}\n    text: "What happened in {2000 + i}?"\n    relevant: {{d{i}: 3}}\n' for i in range(QUERIES)
-)
-# WORSE queries get their relevant document at rank 2 instead of 1: nDCG@2 1.0 -> 1/log2(3) = 0.631.
-TESTS = """
-import os
-import pytest
-from pytest_tempoeval import Run, ndcg
-
-def run_for(gold):
-    worse = int(os.environ.get("WORSE", "0"))
-    return Run({q: ([f"x{i}", f"d{i}"] if i < worse else [f"d{i}", f"x{i}"]) for i, q in enumerate(sorted(gold.queries))})
-
-@pytest.mark.tempoeval(gold="gold.yaml")
-def test_gate(tempoeval_gold, tempoeval_baseline):
-    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=int(os.environ.get("K", "2"))))
-
-@pytest.mark.tempoeval(gold="gold.yaml")
-def test_other(tempoeval_gold, tempoeval_baseline):
-    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=2))
-"""
 GATE = Path("base/test_module/test_gate.json")
 OTHER = Path("base/test_module/test_other.json")
 UPDATE = "--tempoeval-update-baseline"
@@ -39,12 +17,7 @@ UPDATE = "--tempoeval-update-baseline"
 
 @pytest.fixture
 def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.delenv("WORSE", raising=False)
-    monkeypatch.delenv("K", raising=False)
-    pytester.makeini("[pytest]\ntempoeval_baseline_dir = base\n")
-    pytester.makefile(".yaml", gold=GOLD)
-    pytester.makepyfile(test_module=TESTS)
-    return pytester
+    return make_baseline_suite(pytester, monkeypatch)
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)

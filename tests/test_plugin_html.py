@@ -1,0 +1,88 @@
+"""--tempoeval-html: a self-contained page, its structure checked by parsing it."""
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.plugin_helpers import QUERIES, XDIST_MODES, make_baseline_suite, write_gold
+
+SVG = "{http://www.w3.org/2000/svg}"
+UPDATE = "--tempoeval-update-baseline"
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    return make_baseline_suite(pytester, monkeypatch)
+
+
+def parse(path: Path) -> ET.Element:
+    text = path.read_text(encoding="utf-8")
+    doctype, markup = text.split("\n", 1)
+    assert doctype == "<!DOCTYPE html>"
+    return ET.fromstring(markup)  # well-formed: it parses as XML
+
+
+def by_class(root: ET.Element, tag: str, name: str) -> list[ET.Element]:
+    return [element for element in root.iter(tag) if name in (element.get("class") or "").split()]
+
+
+def test_html_report_has_a_chart_per_check_with_the_dropped_queries_highlighted(
+    suite: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
+    monkeypatch.setenv("WORSE", "6")
+    pages = {}
+    for name, xdist in (("serial", []), ("n2", ["-n", "2"])):
+        suite.runpytest(*xdist, f"--tempoeval-html={name}.html").assert_outcomes(failed=2)
+        pages[name] = (suite.path / f"{name}.html").read_text(encoding="utf-8")
+    assert pages["serial"] == pages["n2"]  # same page whatever the number of workers
+
+    text = pages["serial"]
+    # Self-contained: nothing to fetch, nothing to run.
+    assert not re.search(r"<(script|link|img|iframe)\b|\bsrc=|url\(", text)
+    assert set(re.findall(r"https?://[^\s\"'<>]+", text)) == {"http://www.w3.org/2000/svg"}
+
+    root = parse(suite.path / "serial.html")
+    summary = by_class(root, "table", "summary")[0]
+    assert [cell.text for cell in by_class(summary, "span", "FAIL")] == ["FAIL", "FAIL"]
+    sections = by_class(root, "section", "check")
+    assert [section.get("id") for section in sections] == ["check-1", "check-2"]
+
+    gate = sections[0]
+    assert "test_module.py::test_gate" in "".join(gate.find("h2").itertext())
+    svg = gate.find(f"{SVG}svg")
+    circles = list(svg.iter(f"{SVG}circle"))
+    assert len(circles) == QUERIES
+    dropped = [c for c in circles if c.get("class") == "regressed"]
+    assert len(dropped) == 6 and len(list(svg.iter(f"{SVG}line"))) >= QUERIES + 6  # baseline ticks + drop lines
+    assert sorted(c.find(f"{SVG}title").text for c in dropped) == [f"q{i:02d}: 1.0000 → 0.6309" for i in range(6)]
+    assert all(float(c.get("cy")) > float(dropped[0].get("cy")) - 1e-9 for c in dropped)  # all at 0.631
+
+    worst = by_class(gate, "table", "worst")[0]
+    first = worst.findall("tr")[1]
+    cells = ["".join(cell.itertext()) for cell in first.findall("td")]
+    assert cells == ["q00", "0.6309", "1.0000", "x0(?) d0(3)", "d0(3)"]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_html_report_without_baselines(pytester: pytest.Pytester, xdist: list[str]) -> None:
+    write_gold(pytester)
+    pytester.makepyfile(
+        test_plain="""
+        import pytest
+        from pytest_tempoeval import Run, ndcg
+
+        @pytest.mark.tempoeval(gold="gold.yaml")
+        def test_threshold(tempoeval_gold):
+            assert ndcg(Run({"q2020": ["a2016", "a2020"], "q2016": ["a2016"]}), tempoeval_gold, k=2) >= 0.5
+        """
+    )
+    pytester.runpytest(*xdist, "--tempoeval-html=out/report.html").assert_outcomes(passed=1)
+    root = parse(pytester.path / "out" / "report.html")
+    (section,) = by_class(root, "section", "check")
+    circles = list(section.iter(f"{SVG}circle"))
+    assert len(circles) == 2 and {c.get("class") for c in circles} == {"current"}
+    assert "Needed >= 0.5." in "".join(section.itertext())
