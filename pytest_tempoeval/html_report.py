@@ -21,7 +21,8 @@ body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em;
 h1 { font-size: 1.6em; } h2 { font-size: 1.1em; margin-top: 2.2em; }
 table { border-collapse: collapse; margin: .6em 0; } td, th { padding: .25em .6em; text-align: left; }
 th { border-bottom: 2px solid #c9d1d9; } tr + tr td { border-top: 1px solid #e6e9ed; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.nowrap { white-space: nowrap; } td.id { min-width: 20em; overflow-wrap: anywhere; }
 .FAIL { color: #b42318; font-weight: 600; } .pass { color: #1a7f37; }
 .note { color: #5b6673; } code { font-size: .92em; }
 svg { background: #fafbfc; border: 1px solid #e6e9ed; }
@@ -53,6 +54,9 @@ def render(rows: Sequence[CheckRow], judging: str | None = None, unused: Sequenc
     return "\n".join(parts)
 
 
+_SUMMARY_CLASSES = ("id", "nowrap", "", "num", "nowrap", "num", "num", "num", "nowrap")
+
+
 def _summary_table(rows: Sequence[CheckRow]) -> str:
     head = "".join(f"<th>{name}</th>" for name in ("test", "metric", "mode", "score", "check", "baseline", "delta", "p", "status"))
     body = []
@@ -68,7 +72,7 @@ def _summary_table(rows: Sequence[CheckRow]) -> str:
             _number(row.p_value),
             f'<span class="{row.status}">{row.status}</span> <span class="note">{escape(row.note)}</span>',
         ]
-        body.append("<tr>" + "".join(f'<td class="{"num" if i in (3, 5, 6, 7) else ""}">{c}</td>' for i, c in enumerate(cells)) + "</tr>")
+        body.append("<tr>" + "".join(f'<td class="{_SUMMARY_CLASSES[i]}">{c}</td>' for i, c in enumerate(cells)) + "</tr>")
     return f"<table class=\"summary\"><tr>{head}</tr>{''.join(body)}</table>"
 
 
@@ -165,7 +169,7 @@ def _ranking(pairs: list[list[object]]) -> str:
         return '<span class="note">(nothing)</span>'
     shown = []
     for doc, relevance in pairs:
-        grade = "?" if relevance is None else f"{relevance:g}" if isinstance(relevance, float) else str(relevance)
+        grade = "?" if relevance is None else f"{relevance:.3g}" if isinstance(relevance, float) else str(relevance)
         shown.append(f"<code>{escape(str(doc))}</code>({grade})")
     return " ".join(shown)
 

@@ -55,6 +55,7 @@ def test_llm_ndcg_uses_judge_grades_and_judged_documents_as_ideal(server: FakeMe
     assert result.extra["unjudged"] == 1
     assert judge.stats.judgments == 4 and judge.stats.input_tokens > 0 and judge.stats.output_tokens > 0
     assert {body["model"] for body in server.requests} == {DEFAULT_MODEL}
+    assert result.extra["judge_model"] == DEFAULT_MODEL  # baselines compare it: a new judge means re-baseline
 
 
 def test_llm_precision_uses_verdicts_and_temporal_focus(server: FakeMessagesServer) -> None:
