@@ -20,6 +20,7 @@ from __future__ import annotations
 import gc
 import json
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,6 +36,7 @@ MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stoc
 KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 KEPT_RESPONSE_HEADERS = ("content-type",)
 RECORD_MODES = ("none", "once", "new_episodes", "all")
+SAVE_EVERY_SECONDS = 2.0  # while recording: how much work a crash can lose
 CANONICAL_API = "https://api.anthropic.com"  # where every request is stored as sent, whatever the base URL
 MESSAGES_PATH = "/v1/messages"
 
@@ -50,8 +52,11 @@ def cassette_path(directory: Path, node: Any, serializer: str = "yaml") -> Path:
     return directory / module / f"{name}.{'json' if serializer == 'json' else 'yaml'}"
 
 
-def rerecord_command(node: Any) -> str:
-    return f"pytest {node.nodeid!r} --tempoeval-record-mode=once  (needs ANTHROPIC_API_KEY)"
+def rerecord_command(node: Any, cassette_exists: bool = False) -> str:
+    """``new_episodes`` adds what an existing cassette lacks (e.g. after a crash mid-recording)
+    without asking again what it holds; ``once`` creates a missing one."""
+    mode = "new_episodes" if cassette_exists else "once"
+    return f"pytest {node.nodeid!r} --tempoeval-record-mode={mode}  (needs ANTHROPIC_API_KEY)"
 
 
 class JudgeCassette:
@@ -61,9 +66,18 @@ class JudgeCassette:
       ``new_episodes``: replay what is there, record what is not. ``all``: record everything anew.
     - :meth:`save` writes atomically (temporary file, then rename) and only when something new was
       recorded, so a replay never touches the file and a crash mid-write leaves the old one intact.
+    - While recording, the file is also saved every ``save_every`` seconds (stretched to ten times
+      the last save's duration, so saving stays under ~10% of the time): a run that crashes or is
+      killed keeps what it recorded, and ``new_episodes`` completes it.
     """
 
-    def __init__(self, path: Path, record_mode: str = "none", command: str = "--tempoeval-record-mode=once") -> None:
+    def __init__(
+        self,
+        path: Path,
+        record_mode: str = "none",
+        command: str = "--tempoeval-record-mode=once",
+        save_every: float = SAVE_EVERY_SECONDS,
+    ) -> None:
         if record_mode not in RECORD_MODES:
             raise ValueError(f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}")
         self.path = Path(path)
@@ -75,6 +89,8 @@ class JudgeCassette:
         self._answers: dict[str, dict[str, Any]] = {}  # normalised request body -> response
         self._positions: dict[str, int] = {}  # normalised request body -> index in _interactions
         self._recorded = 0
+        self._save_every = save_every
+        self._next_save = time.monotonic() + save_every
         if exists and record_mode != "all":
             with _no_cyclic_gc():
                 for interaction in _read_interactions(self.path, command):
@@ -128,6 +144,8 @@ class JudgeCassette:
             replace=True,
         )
         self._recorded += 1
+        if time.monotonic() >= self._next_save:
+            self.save()
 
     def save(self) -> None:
         """Write the cassette if anything was recorded (vcrpy's serializers, atomic replace)."""
@@ -137,8 +155,11 @@ class JudgeCassette:
 
         serializer = jsonserializer if self.path.suffix == ".json" else yamlserializer
         text = serializer.serialize({"interactions": self._interactions, "version": 1})
+        started = time.monotonic()
         write_atomically(self.path, text)
         self._recorded = 0
+        finished = time.monotonic()
+        self._next_save = finished + max(self._save_every, 10 * (finished - started))
 
     def _add(self, interaction: dict[str, Any], replace: bool = False) -> None:
         """Index an interaction. The first one stored for a body answers it (as in vcrpy), unless
@@ -183,7 +204,8 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
 
     def broken(problem: str, line: int | None = None) -> JudgeCassetteError:
         where = f"{path}:{line}" if line else str(path)
-        return JudgeCassetteError(f"{where}: not a readable cassette: {problem}. Fix or delete it, then re-record with: {command}")
+        whole = re.sub(r"--tempoeval-record-mode=\w+", "--tempoeval-record-mode=all", command)
+        return JudgeCassetteError(f"{where}: not a readable cassette: {problem}. It was left as it is: fix it, or re-record it whole with: {whole}")
 
     try:
         text = path.read_text(encoding="utf-8")

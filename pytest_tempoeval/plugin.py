@@ -242,7 +242,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
         raise pytest.UsageError(f"tempoeval_cassette_serializer must be yaml or json, got {serializer!r}")
     path = cassette_path(config.rootpath / config.getini("tempoeval_cassette_dir"), request.node, serializer)
     try:
-        cassette = JudgeCassette(path, mode, rerecord_command(request.node))
+        cassette = JudgeCassette(path, mode, rerecord_command(request.node, path.is_file()))
     except JudgeCassetteError as error:
         problem = str(error)
     else:

@@ -87,7 +87,7 @@ def test_changed_document_is_a_miss_naming_cassette_query_doc_and_command(
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "JudgeCassetteError: judging doc 'd2016' for query 'q2016'" in output
-    assert str(CASSETTE) in output and "--tempoeval-record-mode=once" in output
+    assert str(CASSETTE) in output and "--tempoeval-record-mode=new_episodes" in output  # completes it
 
 
 def test_missing_cassette_fails_without_retries(suite: pytest.Pytester) -> None:
@@ -247,7 +247,8 @@ def test_broken_cassette_is_a_clear_error_and_never_overwritten(
     output = result.stdout.str()
     where = f"{CASSETTE}:{line}" if line else str(CASSETTE)
     assert f"{where}: not a readable cassette" in output, output
-    assert "--tempoeval-record-mode=once" in output and "Traceback" not in output and "During handling" not in output
+    assert "re-record it whole with: pytest 'test_judged.py::test_llm' --tempoeval-record-mode=all" in output
+    assert "Traceback" not in output and "During handling" not in output
     assert cassette.read_text() == content
 
 
@@ -294,3 +295,74 @@ def test_a_failed_save_leaves_the_old_cassette_intact(tmp_path: Path, monkeypatc
         cassette.save()
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["keep.yaml"]  # no temporary file left behind
+
+
+def test_a_recording_killed_midway_keeps_what_it_recorded_and_new_episodes_completes_it(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    items = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"report {i} from {1990 + i % 5}") for i in range(60)]  # 60 prompts
+    path = tmp_path / "crashed.yaml"
+    with FakeMessagesServer(latency=0.1) as server:
+        child = subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                f"""
+from pathlib import Path
+from pytest_tempoeval.cassettes import JudgeCassette
+from pytest_tempoeval.judge import AnthropicJudge
+cassette = JudgeCassette(Path({str(path)!r}), "once", save_every=0.3)
+AnthropicJudge(api_key={SENTINEL!r}, base_url={server.base_url!r}, max_concurrency=2, cassette=cassette).grade_all({items!r})
+cassette.save()
+""",
+            ]
+        )
+        deadline = time.monotonic() + 60
+        while len(server.requests) < 20 and time.monotonic() < deadline:  # ~1 s in: some saves done
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)  # no teardown, no final save
+        child.wait()
+        asked_before_kill = len(server.requests)
+    assert 20 <= asked_before_kill < len(items)
+
+    # The file is a whole cassette (saves are atomic) holding part of the judgments.
+    kept = JudgeCassette(path, "none", "CMD")
+    bodies = [
+        {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": graded_prompt(q, d)}], "model": DEFAULT_MODEL}
+        for _, q, _, d in items
+    ]
+    held = [item for item, body in zip(items, bodies, strict=True) if kept.answer(body) is not None]
+    assert 0 < len(held) == len(kept) < len(items)
+    # Replay answers what it holds, and names the cassette for the rest.
+    replayed = AnthropicJudge(cassette=kept).grade_all(held)
+    assert [j.value for j in replayed] == [4 if q[-4:] == d[-4:] else 0 for _, q, _, d in held]
+    with pytest.raises(JudgeCassetteError, match="crashed.yaml"):
+        AnthropicJudge(cassette=JudgeCassette(path, "none", "CMD")).grade_all(items)
+
+    # new_episodes asks only for what is missing and completes the cassette.
+    with FakeMessagesServer() as server:
+        completing = JudgeCassette(path, "new_episodes")
+        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=completing).grade_all(items)
+        completing.save()
+        assert len(server.requests) == len(items) - len(held)
+    assert len(JudgeCassette(path)) == len(items)
+
+
+def test_a_key_sent_in_both_x_api_key_and_authorization_never_reaches_the_cassette(tmp_path: Path) -> None:
+    import anthropic
+
+    bearer, header_key = "sentinel-bearer-7f3a9c", "sentinel-xapikey-2b8e1d"
+    path = tmp_path / "secret.yaml"
+    with FakeMessagesServer() as server:
+        client = anthropic.AsyncAnthropic(api_key=bearer, base_url=server.base_url, default_headers={"x-api-key": header_key})
+        cassette = JudgeCassette(path, "once")
+        AnthropicJudge(client=client, cassette=cassette).grade_all(ITEMS[:3])
+        cassette.save()
+        sent = server.headers[0]
+    assert sent["x-api-key"] == header_key and bearer in sent["authorization"]  # both really went out
+    text = path.read_text()
+    for secret in (bearer, header_key, "sentinel", "x-api-key", "authorization"):
+        assert secret not in text.lower(), secret
