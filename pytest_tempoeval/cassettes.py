@@ -154,7 +154,10 @@ class JudgeCassette:
         from vcr.serializers import jsonserializer, yamlserializer
 
         serializer = jsonserializer if self.path.suffix == ".json" else yamlserializer
-        text = serializer.serialize({"interactions": self._interactions, "version": 1})
+        # Sorted by request: the file does not depend on which concurrent answer came first, so
+        # a re-recording (or -n 4 against -n 0) gives the same file and a clean diff.
+        interactions = sorted(self._interactions, key=_sort_key)
+        text = serializer.serialize({"interactions": interactions, "version": 1})
         started = time.monotonic()
         write_atomically(self.path, text)
         self._recorded = 0
@@ -237,6 +240,11 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
         ):
             raise broken(f"interaction {number} is not a mapping with 'request' and 'response'")
     return interactions
+
+
+def _sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
+    request = interaction["request"]
+    return (str(request.get("uri", "")), str(request.get("method", "")), _normalised_body(_text(request.get("body"))))
 
 
 def _text(body: Any) -> str:

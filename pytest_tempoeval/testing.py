@@ -14,6 +14,7 @@ Standard library only: importing it costs nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import socket
@@ -227,7 +228,8 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             text = fake_judgment(prompt, out_of_range=fault is not None and fault.kind == "out_of_range")
         message = {
-            "id": f"msg_fake_{len(self.fake.requests):06d}",
+            # From the request and the reply, not the arrival order: recordings are reproducible.
+            "id": "msg_fake_" + hashlib.sha256((raw.decode("utf-8", "replace") + text).encode()).hexdigest()[:16],
             "type": "message",
             "role": "assistant",
             "model": body.get("model", "unknown"),
