@@ -11,6 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SECRET_VALUES = [  # anywhere in the repository
     re.compile("sk-" + r"ant-[A-Za-z0-9_\-]{10,}"),
     re.compile(r"\bBearer\s+[A-Za-z0-9_\-]{10,}"),
+    # A header written with its value (a log pasted into a fixture, a hand-made cassette).
+    re.compile("x-api" + r"-key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9_\-]{20,}", re.IGNORECASE),
+    re.compile("anthropic-" + r"organization-id[\"']?\s*[:=]\s*[\"'\[\s-]*[0-9a-f]{8}-[0-9a-f]{4}", re.IGNORECASE),
 ]
 CASSETTE_HEADERS = [  # in cassettes, even the header names must be gone
     re.compile(r"\b" + "x-api" + r"-key\b", re.IGNORECASE),
@@ -47,3 +50,17 @@ def test_no_tracked_file_holds_a_key_or_account_header() -> None:
 
 def test_cassettes_are_scanned() -> None:
     assert any(name.startswith("fixtures/cassettes/") for name in tracked_files())
+
+
+@pytest.mark.parametrize(
+    "leak",
+    [
+        "sk-" + "ant-api03-" + "Q" * 40,
+        "Authorization: Bearer " + "tok" * 8,
+        '"x-api' + '-key": "' + "k" * 24 + '"',
+        "anthropic-" + "organization-id:\n      - " + "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
+    ],
+)
+def test_the_scan_finds_each_kind_of_leak(leak: str) -> None:
+    """The patterns above really match what they are for (built at run time, so no file holds one)."""
+    assert any(pattern.search(leak) for pattern in SECRET_VALUES)
