@@ -48,3 +48,26 @@ def child_environment(data_dir: Path, bytecode_cache: bool) -> dict[str, str]:
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
+
+
+def run_json_child(python: str, script: Path, args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, dict]:
+    """Spawn ``python script args``, timed from spawn to reap, and return (wall seconds, peak RSS in
+    MiB from wait4, the JSON object on the child's last stdout line). Raises with its stderr if it fails."""
+    import json
+    import os
+    import subprocess
+    import tempfile
+    import time
+
+    with tempfile.TemporaryFile() as stderr:
+        start = time.perf_counter()
+        process = subprocess.Popen([python, str(script), *args], stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd)
+        stdout = process.stdout.read()  # type: ignore[union-attr]
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        process.stdout.close()  # type: ignore[union-attr]
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            stderr.seek(0)
+            raise RuntimeError(f"{script.name} {args} failed (exit {process.returncode}):\n{stderr.read().decode(errors='replace')}")
+    return wall, usage.ru_maxrss / 1024, json.loads(stdout.decode().strip().splitlines()[-1])

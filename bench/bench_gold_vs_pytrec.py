@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -36,7 +34,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 sys.path.insert(0, str(BENCH_DIR))
 
-from bench_common import child_environment, code_version
+from bench_common import child_environment, code_version, run_json_child
 from trec_data import write_trec_files
 
 # Keys: our metric name -> pytrec_eval measure (request name, result key).
@@ -124,24 +122,7 @@ class Sample:
 
 def run_child(python: str, script: Path, args: list[str], env: dict[str, str], cwd: Path) -> Sample:
     """Spawn ``python script args``; time it from spawn to reap and take its own rusage via wait4."""
-    with tempfile.TemporaryFile() as stderr:
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            [python, str(script), *args], stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd
-        )
-        stdout = process.stdout.read()  # type: ignore[union-attr]
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        process.stdout.close()  # type: ignore[union-attr]
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode != 0:
-            stderr.seek(0)
-            raise RuntimeError(
-                f"{script.name} failed (exit {process.returncode}):\n{stderr.read().decode(errors='replace')}"
-            )
-    return Sample(
-        wall, usage.ru_maxrss / 1024, json.loads(stdout.decode().strip().splitlines()[-1])
-    )
+    return Sample(*run_json_child(python, script, args, env, cwd))
 
 
 def check_agreement(
