@@ -254,6 +254,11 @@ class BaselineStore:
                 f"{self.path}:{error.lineno}: the baseline is not valid JSON ({error.msg}). It was left as it "
                 f"is: fix it (see git history), or rewrite it with: {self.update_command}"
             ) from None
+        except (ValueError, RecursionError) as error:  # a 4,301-digit number; 100,000 nested '['
+            raise BaselineError(
+                f"{self.path}: the baseline is not valid JSON ({type(error).__name__}: {str(error)[:80]}). It was "
+                f"left as it is: fix it (see git history), or rewrite it with: {self.update_command}"
+            ) from None
         self._stored = _validated(data, self.path, self.update_command)
         return self._stored
 
@@ -299,9 +304,16 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
         if not isinstance(scores, dict) or not scores:
             raise broken(f"result {key!r} has no per-query scores")
         for query, score in scores.items():
-            if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            if isinstance(score, bool) or not isinstance(score, (int, float)) or not _finite(score):
                 raise broken(f"result {key!r}, query {query!r}: score {score!r} is not a finite number")
     return data
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond float range
+        return False
 
 
 def assert_no_regression(result: Any, baseline: BaselineStore, **options: Any) -> BaselineComparison:

@@ -168,7 +168,7 @@ class JudgeCassette:
         """Index an interaction. The first one stored for a body answers it (as in vcrpy), unless
         ``replace``: a judgment asked again (its reply was invalid) supersedes the stored one."""
         request = interaction["request"]
-        if request.get("method", "").upper() != "POST" or not request.get("uri", "").endswith(MESSAGES_PATH):
+        if str(request.get("method", "")).upper() != "POST" or not str(request.get("uri", "")).endswith(MESSAGES_PATH):
             self._interactions.append(interaction)
             return
         key = _normalised_body(_text(request.get("body")))
@@ -200,6 +200,11 @@ def _kept(headers: Any, names: tuple[str, ...]) -> dict[str, list[str]]:
     return {name: [value] for name, value in headers.items() if name.lower() in names}
 
 
+_MAX_YAML_DEPTH = 1000  # a cassette nests about 6 levels
+# 1,000 openers of flow or block collections in a row ("[[[", "- - -"); ~1% of a YAML replay's time.
+_DEEP_YAML = re.compile(r"[\[{\-](?:[ \t\r\n]{0,8}[\[{\-]){" + str(_MAX_YAML_DEPTH - 1) + "}")
+
+
 def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
     """The stored interactions; anything unreadable is a JudgeCassetteError naming file and line.
 
@@ -219,9 +224,13 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise broken(error.msg, error.lineno) from None
+        except (ValueError, RecursionError) as error:  # a 4,301-digit number; 100,000 nested '['
+            raise broken(f"{type(error).__name__}: {str(error)[:80]}") from None
     else:
         import yaml
 
+        if deep := _DEEP_YAML.search(text):  # libyaml's C composer recurses per level and would crash
+            raise broken(f"nested more than {_MAX_YAML_DEPTH} levels deep", text.count("\n", 0, deep.start()) + 1)
         try:
             data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
         except yaml.reader.ReaderError as error:  # a character YAML refuses: no mark, a position
@@ -229,6 +238,8 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             raise broken(getattr(error, "problem", None) or str(error), mark.line + 1 if mark else None) from None
+        except (ValueError, OverflowError, RecursionError) as error:  # 2020-13-45, a 4,301-digit number
+            raise broken(f"{type(error).__name__}: {str(error)[:80]}") from None
     interactions = data.get("interactions") if isinstance(data, dict) else None
     if not isinstance(interactions, list):
         raise broken("expected a mapping with an 'interactions' list")
@@ -248,12 +259,12 @@ def _sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def _text(body: Any) -> str:
-    """A vcrpy body: a string, or ``{"string": ...}``."""
+    """A vcrpy body: a string, or ``{"string": ...}``; anything else (a damaged file) reads as ""."""
     if isinstance(body, dict):
         body = body.get("string", "")
     if isinstance(body, bytes):
         body = body.decode("utf-8", errors="replace")
-    return body or ""
+    return body if isinstance(body, str) else ""
 
 
 def _normalised_body(text: str) -> str:

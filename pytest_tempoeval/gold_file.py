@@ -213,9 +213,10 @@ class _YamlBuilder:
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         try:
             value = loader.construct_object(node)
-        except yaml.YAMLError as error:
+        except (yaml.YAMLError, ValueError, OverflowError) as error:  # 2020-13-45, !!int x, 4,301 digits
             problem = getattr(error, "problem", None) or str(error)
-            raise SourceProblem(line, f"bad YAML value {event.value!r}: {problem}") from None
+            value = event.value if len(event.value) <= 40 else f"{event.value[:20]}...({len(event.value)} characters)"
+            raise SourceProblem(line, f"bad YAML value {value!r}: {problem}") from None
         finally:
             loader.constructed_objects.pop(node, None)
         if type(value) is int:
@@ -351,6 +352,8 @@ def json_tree(text: str) -> Any:
         value = decoder.decode(text)
     except json.JSONDecodeError as error:
         raise SourceProblem(error.lineno, f"invalid JSON: {error.msg}") from None
+    except ValueError as error:  # an integer of more than 4,300 digits (Python's conversion limit)
+        raise SourceProblem(None, f"invalid JSON: {error}") from None
     except RecursionError:
         raise SourceProblem(None, "JSON nested too deeply") from None
     if isinstance(value, _Constant):

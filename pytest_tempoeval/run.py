@@ -389,11 +389,11 @@ def _read_ranking(
                 kinds.add("text")
             elif isinstance(second, Real) and not isinstance(second, bool):
                 kinds.add("score")
-                if not math.isfinite(second):
+                if not _finite(second):
                     raise _run_error(
                         source,
-                        f"query {query_id!r}, rank {rank}: doc {raw_doc!r} has score {second!r}; "
-                        "scores must be finite numbers",
+                        f"query {query_id!r}, rank {rank}: doc {raw_doc!r} has score {_short(second)}; "
+                        "scores must be finite numbers (within float range)",
                         query_id,
                         rank,
                     )
@@ -571,3 +571,15 @@ def _json_line(data: Any, query_id: str | None, rank: int | None) -> int | None:
         if lines is not None and 0 < rank <= len(lines) and lines[rank - 1] is not None:
             return lines[rank - 1]
     return data.key_lines.get(query_id)
+
+
+def _finite(value: Real) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond float range
+        return False
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"

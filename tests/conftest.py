@@ -6,8 +6,11 @@ of its first import. Importing the package's modules here keeps them (and numpy,
 the whole suite; a real pytest session never unloads them.
 """
 
+import os
+
 import numpy  # noqa: F401
 import yaml  # noqa: F401
+from hypothesis import HealthCheck, settings
 
 import pytest_tempoeval.assertion
 import pytest_tempoeval.baselines
@@ -16,3 +19,10 @@ import pytest_tempoeval.metrics
 import pytest_tempoeval.report
 import pytest_tempoeval.trec_qrels
 import pytest_tempoeval.trec_run  # noqa: F401
+
+# Hypothesis profiles. ``ci`` (the default) keeps the suite quick; ``fuzz`` is the long run of
+# tests/test_fuzz_loaders.py (HYPOTHESIS_PROFILE=fuzz). Tests with their own @settings(max_examples=...)
+# keep their count under both.
+settings.register_profile("ci", max_examples=200)
+settings.register_profile("fuzz", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
