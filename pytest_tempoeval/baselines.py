@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import TempoEvalError
-from .files import write_atomically
+from .files import per_test_path, write_atomically
 
 FORMAT_VERSION = 1
 MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
@@ -50,6 +49,7 @@ class BaselineComparison:
     alpha: float = 0.05
     regressed: list[tuple[str, float, float]] = field(default_factory=list)  # (query, old, new), worst first
     baseline_scores: dict[str, float] = field(default_factory=dict, repr=False)
+    lost: list[str] = field(default_factory=list)  # baseline queries the result no longer counts (scored 0)
 
     @property
     def delta(self) -> float | None:
@@ -94,11 +94,13 @@ def compare(
     """The gate, on per-query scores paired by query id (pure: no files)."""
     from . import stats
 
-    shared = sorted(set(baseline_scores) & set(current_scores))
-    if not shared:
-        raise BaselineError(f"{key}: no counted query in common with the baseline; re-baseline")
+    # Paired over the baseline's queries. One the result no longer counts (in llm mode, nothing
+    # judged relevant) scores 0: dropping it from the comparison would hide the worst regression.
+    # Queries new since the baseline are not compared (a changed gold set asks for a re-baseline).
+    shared = sorted(baseline_scores)
     old = [baseline_scores[query] for query in shared]
-    new = [current_scores[query] for query in shared]
+    new = [current_scores.get(query, 0.0) for query in shared]
+    lost = [query for query in shared if query not in current_scores]
     baseline, current = math.fsum(old) / len(old), math.fsum(new) / len(new)
     drop = baseline - current
     p_value = None
@@ -112,7 +114,7 @@ def compare(
         key=lambda item: (item[2] - item[1], item[0]),
     )
     status = "regressed" if regressed else "improved" if current > baseline + 1e-12 else "pass"
-    return BaselineComparison(key, status, baseline, current, len(shared), p_value, max_drop, alpha, worse, baseline_scores)
+    return BaselineComparison(key, status, baseline, current, len(shared), p_value, max_drop, alpha, worse, baseline_scores, lost)
 
 
 def entry_for(result: Any) -> dict[str, Any]:
@@ -177,7 +179,7 @@ class BaselineStore:
         __tracebackhide__ = True  # failures point at the test's line, not here
         result._check_comparable()  # a result with no counted query is an error, never a pass
         max_drop = self.max_drop if max_drop is None else max_drop
-        if not (max_drop >= 0 and 0 < alpha < 1):
+        if not (math.isfinite(max_drop) and max_drop >= 0 and 0 < alpha < 1):  # inf would switch the gate off
             raise ValueError(f"max_drop must be >= 0 and alpha in (0, 1), got {max_drop!r} and {alpha!r}")
         key = name or f"{result.label} {result.mode}"
         if key in self._entries:
@@ -224,7 +226,12 @@ class BaselineStore:
         if shown:
             more = len(comparison.regressed) - len(shown)
             lines.append(f"  regressed queries (old -> new), worst first{f'; {more} more' if more else ''}:")
-            lines.extend(f"    {query}: {old:.4f} -> {new:.4f} ({new - old:+.4f})" for query, old, new in shown)
+            lost = set(comparison.lost)
+            lines.extend(
+                f"    {query}: {old:.4f} -> {new:.4f} ({new - old:+.4f})"
+                + (f"  [no longer counted: {result.excluded.get(query, 'not in the result')}; scored 0]" if query in lost else "")
+                for query, old, new in shown
+            )
             lines.append(f"  what the worst {min(3, len(shown))} retrieved now (doc(relevance)):")
             for query, _, _ in shown[:3]:
                 lines.extend(f"  {line}" for line in result._explain_query(query))
@@ -260,6 +267,12 @@ class BaselineStore:
                 f"left as it is: fix it (see git history), or rewrite it with: {self.update_command}"
             ) from None
         self._stored = _validated(data, self.path, self.update_command)
+        owner = self._stored.get("test")
+        if self.test_id and owner and owner != self.test_id:
+            raise BaselineError(
+                f"{self.path}: this baseline belongs to {owner}, not {self.test_id}: two tests map to one file "
+                "(same module name in two directories?). Rename one test module."
+            )
         return self._stored
 
     def write(self, data: dict[str, Any]) -> bool:
@@ -286,9 +299,7 @@ class BaselineStore:
 
 
 def baseline_path(directory: Path, node: Any) -> Path:
-    module = Path(node.path).stem
-    name = re.sub(r"[^\w.\-\[\]]+", "_", node.name)  # parametrized ids may hold path separators
-    return directory / module / f"{name}.json"
+    return per_test_path(directory, node.nodeid, ".json")
 
 
 def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:

@@ -3,7 +3,24 @@
 from __future__ import annotations
 
 import os
+import re
+from functools import cache
 from pathlib import Path
+
+
+def per_test_path(directory: Path, nodeid: str, suffix: str) -> Path:
+    """``<directory>/<test module>/<Class.>test name<suffix>``: pytest-recording's layout, with the
+    class in the name so ``TestA::test_x`` and ``TestB::test_x`` get their own files."""
+    module, *names = nodeid.split("::")
+    name = re.sub(r"[^\w.\-\[\]]+", "_", ".".join(names))  # parametrized ids may hold path separators
+    return directory / Path(module).stem / f"{name}{suffix}"
+
+
+@cache
+def _umask() -> int:
+    mask = os.umask(0o022)  # read once: flipping it later would race with other threads
+    os.umask(mask)
+    return mask
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -18,11 +35,11 @@ def write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(handle, 0o666 & ~umask)
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+            out.flush()
+            os.fsync(out.fileno())  # the rename must not land before the data
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

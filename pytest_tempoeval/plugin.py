@@ -7,8 +7,10 @@ modules doing the work are imported inside the hooks and fixtures that need them
 
 from __future__ import annotations
 
+import math
 import os
 import sys
+import warnings
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from .goldset import GoldSet
 
 SESSION = pytest.StashKey[TempoEvalSession]()
+CALL_FAILED = pytest.StashKey[bool]()
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 
 
@@ -66,6 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture loads (path from rootdir)."
     )
     config.stash[SESSION] = TempoEvalSession()
+    config.pluginmanager.register(_PassedTests(config.stash[SESSION]), "tempoeval-passed-tests")
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistHooks(config.stash[SESSION]), "tempoeval-xdist")
 
@@ -112,6 +116,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     active_recorders.append(recorder)
     try:
         return (yield)
+    except BaseException:
+        item.stash[CALL_FAILED] = True  # update mode writes no baseline from a failed test
+        raise
     finally:
         active_recorders.pop()
         # JUnit XML properties (need junit_family=xunit1 or legacy: see the README).
@@ -151,6 +158,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller writes the reports
         config.workeroutput[WORKER_OUTPUT_KEY] = state.worker_output()  # type: ignore[attr-defined]
         return
+    state.complete = (
+        exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+        and not session.shouldstop
+        and not session.shouldfail
+        and not config.option.collectonly
+    )
     unused = _unused_baselines(config)
     if path := config.getoption("tempoeval_report"):
         state.write_json(Path(path), unused)
@@ -174,10 +187,23 @@ def _baseline_dir(config: pytest.Config) -> Path:
 
 def _unused_baselines(config: pytest.Config) -> list[str]:
     state = config.stash[SESSION]
-    if not state.selected_baselines:
+    if not state.selected_baselines or not state.complete:  # a partial run proves nothing unused
         return []
     directory = _baseline_dir(config)
     return [f"{Path(config.getini('tempoeval_baseline_dir')).as_posix()}/{name}" for name in state.unused_baselines(directory)]
+
+
+class _PassedTests:
+    """Notes the tests whose call phase passed, for the unused-baselines report (the report hook
+    gets no config; under xdist it runs on the controller, which sees every worker's reports)."""
+
+    def __init__(self, state: TempoEvalSession) -> None:
+        self.state = state
+
+    @pytest.hookimpl
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "call" and report.passed:
+            self.state.passed_tests.add(report.nodeid)
 
 
 class _XdistHooks:
@@ -276,13 +302,21 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
     try:
         default_drop = float(max_drop)
     except ValueError:
-        raise pytest.UsageError(f"tempoeval_max_drop must be a number, got {max_drop!r}") from None
+        default_drop = math.nan
+    if not (math.isfinite(default_drop) and default_drop >= 0):  # inf would switch the gate off
+        raise pytest.UsageError(f"ini tempoeval_max_drop must be a finite number >= 0, got {max_drop!r}")
 
     def report(result: Any, comparison: Any) -> None:
         record(
             Check(
-                result, "drop <=", comparison.max_drop, comparison.passed,
-                comparison.baseline, comparison.p_value, comparison.note, comparison.baseline_scores,
+                result,
+                op="drop <=",
+                threshold=comparison.max_drop,
+                passed=comparison.passed,
+                baseline=comparison.baseline,
+                p_value=comparison.p_value,
+                note=comparison.note,
+                baseline_scores=comparison.baseline_scores,
             )
         )
 
@@ -293,6 +327,10 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
     yield store
     if store.checked:
         state.checked_baselines.add(store.path.relative_to(directory).as_posix())
+    if request.node.stash.get(CALL_FAILED, False):
+        if store.update and store.checked:  # a half-run test must not shrink the file
+            warnings.warn(pytest.PytestWarning(f"{request.node.nodeid}: baseline not written, the test failed"), stacklevel=1)
+        return
     store.finish()
 
 

@@ -114,6 +114,8 @@ class TempoEvalSession:
         self.selected_baselines: set[str] = set()
         self.checked_baselines: set[str] = set()
         self.partial_modules: set[str] = set()
+        self.passed_tests: set[str] = set()  # node ids whose call phase passed (on the controller under xdist)
+        self.complete = False  # the run was not stopped early (-x, --maxfail, interrupt, --collect-only)
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
         """A recorder that turns the checks made by ``test`` into rows (also returned)."""
@@ -159,10 +161,14 @@ class TempoEvalSession:
     # -- baselines --------------------------------------------------------------------------------
 
     def unused_baselines(self, directory: Path) -> list[str]:
-        """Baseline files no selected test checked (syrupy's "unused snapshots"), never deleted:
-        the files of selected tests that did not check them, and, in modules run whole, files no
-        test of the module owns (a test renamed or removed). ``-k`` and node ids narrow this."""
-        unused = {name for name in self.selected_baselines - self.checked_baselines if (directory / name).is_file()}
+        """Baseline files no test checked (syrupy's "unused snapshots"), never deleted: the files of
+        tests that ran and passed without checking them, and, in modules selected whole, files no
+        test of the module owns (a test renamed or removed). ``-k`` and node ids narrow this; a
+        skipped or failed test's file is not reported."""
+        from .files import per_test_path
+
+        ran = {per_test_path(directory, test, ".json").relative_to(directory).as_posix() for test in self.passed_tests}
+        unused = {name for name in ran - self.checked_baselines if (directory / name).is_file()}
         modules = {name.split("/", 1)[0] for name in self.selected_baselines} - self.partial_modules
         for module in modules:
             for file in (directory / module).glob("*.json"):

@@ -105,8 +105,21 @@ def test_an_improvement_passes_and_says_the_baseline_can_be_raised() -> None:
 
 
 def test_queries_are_paired_by_id_not_position() -> None:
-    baseline = {"a": 0.9, "b": 0.1}
-    assert compare("m", baseline, {"b": 0.1, "a": 0.9}, max_drop=0.0, alpha=0.05).delta == 0
+    baseline = scores([0.1 * i for i in range(12)])
+    shuffled = dict(reversed(list(baseline.items())))  # same scores, opposite order
+    comparison = compare("m", baseline, shuffled, max_drop=0.0, alpha=0.05)
+    assert comparison.p_value == 1.0 and comparison.regressed == [] and comparison.status == "pass"
+
+
+def test_a_query_the_result_no_longer_counts_scores_zero_not_nothing() -> None:
+    """In llm mode a query with nothing judged relevant is excluded: the worst regression must not
+    vanish from the comparison."""
+    baseline = scores([0.9] * 12)
+    current = {query: score for query, score in baseline.items() if query >= "q006"}
+    comparison = compare("m", baseline, current, max_drop=0.0, alpha=0.05)
+    assert comparison.status == "regressed" and comparison.queries == 12
+    assert comparison.lost == [f"q{i:03d}" for i in range(6)] and comparison.current == pytest.approx(0.45)
+    assert comparison.p_value == 1 / 64
 
 
 # -- simulated suites ---------------------------------------------------------------------------------

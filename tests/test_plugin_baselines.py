@@ -136,3 +136,56 @@ def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(suite: p
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["1 unused baseline*", "  base/test_module/test_other.json"])
     assert orphan.exists() and (suite.path / OTHER).exists()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_same_test_names_in_two_classes_get_two_files_and_a_failed_update_writes_nothing(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    suite.makepyfile(
+        test_classes="""
+        import os
+        import pytest
+        from pytest_tempoeval import Run, ndcg, precision
+
+        @pytest.mark.tempoeval(gold="gold.yaml")
+        class TestA:
+            def test_x(self, tempoeval_gold, tempoeval_baseline):
+                run = Run({q: ["x0"] for q in tempoeval_gold.queries})
+                tempoeval_baseline.check(ndcg(run, tempoeval_gold, k=2))
+
+        @pytest.mark.tempoeval(gold="gold.yaml")
+        class TestB:
+            def test_x(self, tempoeval_gold, tempoeval_baseline):
+                run = Run({q: [f"d{i}"] for i, q in enumerate(sorted(tempoeval_gold.queries))})
+                tempoeval_baseline.check(ndcg(run, tempoeval_gold, k=2))
+                if os.environ.get("BREAK"):
+                    raise RuntimeError("broken halfway")
+                tempoeval_baseline.check(precision(run, tempoeval_gold, k=2))
+        """
+    )
+    suite.runpytest(*xdist, "test_classes.py", UPDATE).assert_outcomes(passed=2)
+    files = sorted(p.name for p in (suite.path / "base" / "test_classes").iterdir())
+    assert files == ["TestA.test_x.json", "TestB.test_x.json"]
+    b_file = suite.path / "base" / "test_classes" / "TestB.test_x.json"
+    before = b_file.read_text()
+    assert sorted(json.loads(before)["results"]) == ["ndcg@2 gold", "precision@2 gold"]
+    monkeypatch.setenv("BREAK", "1")
+    result = suite.runpytest(*xdist, "test_classes.py", UPDATE)
+    result.assert_outcomes(passed=1, failed=1)
+    assert b_file.read_text() == before  # a test that failed halfway does not shrink its baseline
+
+
+def test_unused_baselines_are_not_reported_for_runs_that_prove_nothing(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
+    (suite.path / "base" / "test_module" / "test_removed.json").write_text((suite.path / OTHER).read_text())
+    assert "unused baseline" in suite.runpytest().stdout.str()  # a whole run reports the orphan
+    assert "unused baseline" not in suite.runpytest("--collect-only").stdout.str()
+    monkeypatch.setenv("WORSE", "12")  # both tests fail: -x stops after the first
+    stopped = suite.runpytest("-x")
+    stopped.assert_outcomes(failed=1)
+    assert "unused baseline" not in stopped.stdout.str()
+    # A failing test's own baseline is not "unused" either: only the orphan is listed.
+    failing = suite.runpytest()
+    failing.assert_outcomes(failed=2)
+    failing.stdout.fnmatch_lines(["1 unused baseline*", "  base/test_module/test_removed.json"])
