@@ -3,7 +3,8 @@
 - Prompts are the seed prompts (graded 0-4 for nDCG, a binary verdict for precision).
 - Replies are parsed strictly: an invalid one is asked again once, then :class:`JudgeError` carries
   the raw reply. A failure is never scored 0.
-- Identical (model, prompt) pairs are judged once per judge (and so once per session).
+- Identical (model, prompt) pairs are judged once per judge (the ``tempoeval_judge`` fixture gives each
+  test its own judge and cassette, so a test's cassette holds everything it needs).
 - Many judgments run concurrently on asyncio, at most ``max_concurrency`` at a time.
 
 The SDK is imported on first use, so the plugin stays light for suites that never judge.

@@ -7,6 +7,7 @@ Here an invalid reply is asked once more, then raises :class:`JudgeError` carryi
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -50,8 +51,8 @@ def _read_int(data: dict[str, Any], key: str, low: int, high: int) -> int:
     if key not in data:
         raise InvalidReply(f"no {key!r} field")
     value = data[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-        raise InvalidReply(f"{key} {value!r} is not an integer")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
+        raise InvalidReply(f"{key} {value!r} is not an integer")  # NaN and Infinity too (json reads them)
     if not low <= value <= high:
         raise InvalidReply(f"{key} {value!r} is outside {low}..{high}")
     return int(value)

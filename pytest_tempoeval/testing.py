@@ -202,7 +202,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self) -> None:
         length = int(self.headers.get("content-length", 0))
         raw = self.rfile.read(length)
-        if self.path.split("?")[0] != "/v1/messages":
+        if not self.path.split("?")[0].endswith("/v1/messages"):  # a gateway may put a prefix before it
             return self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
         try:
             body = json.loads(raw)

@@ -369,3 +369,40 @@ def test_a_key_sent_in_both_x_api_key_and_authorization_never_reaches_the_casset
     text = path.read_text()
     for secret in (bearer, header_key, "sentinel", "x-api-key", "authorization"):
         assert secret not in text.lower(), secret
+
+
+def test_a_gateway_path_and_query_are_never_stored(tmp_path: Path) -> None:
+    """Base URLs of gateways carry account ids in the path and keys in the query."""
+    import anthropic
+
+    path = tmp_path / "gateway.yaml"
+    with FakeMessagesServer() as server:
+        cassette = JudgeCassette(path, "once")
+        base_url = f"{server.base_url}/gw/ACCOUNT-ID-1234/anthropic"
+        client = anthropic.AsyncAnthropic(api_key=SENTINEL, base_url=base_url, default_query={"api_key": "SECRETKEY123"})
+        AnthropicJudge(client=client, cassette=cassette).grade_all(ITEMS[:2])
+        cassette.save()
+        assert {body["model"] for body in server.requests} and len(server.requests) == 2
+    text = path.read_text()
+    assert "ACCOUNT-ID" not in text and "SECRETKEY" not in text and "/gw/" not in text
+    import yaml
+
+    assert {i["request"]["uri"] for i in yaml.safe_load(text)["interactions"]} == {"https://api.anthropic.com/v1/messages"}
+
+
+def test_a_damaged_stored_response_is_an_error_in_replay_and_re_asked_by_new_episodes(tmp_path: Path) -> None:
+    import yaml
+
+    path = tmp_path / "damaged.yaml"
+    record_directly(path, ITEMS[:4])
+    data = yaml.safe_load(path.read_text())
+    data["interactions"][0]["response"]["body"]["string"] = "<html>502 Bad Gateway</html>"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(JudgeCassetteError, match="damaged.yaml: the stored response to this judgment is not a JSON message"):
+        AnthropicJudge(cassette=JudgeCassette(path, "none", "CMD")).grade_all(ITEMS[:4])
+    with FakeMessagesServer() as server:
+        repair = JudgeCassette(path, "new_episodes")
+        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=repair).grade_all(ITEMS[:4])
+        repair.save()
+        assert len(server.requests) == 1  # only the damaged one was asked again
+    assert "Bad Gateway" not in path.read_text() and len(JudgeCassette(path)) == 4

@@ -141,3 +141,11 @@ def test_llm_query_with_nothing_judged_relevant_is_excluded_with_the_llm_reason(
     result = temporal_ndcg(Run({"q2020": ["d2016"], "q2016": ["d2016"]}), GOLD, k=1, mode="llm", judge=judge_for(server))
     assert result.excluded == {"q2020": "no retrieved document was judged relevant"}
     assert result.per_query == {"q2016": 1.0}
+
+
+@pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_non_finite_grades_are_invalid_replies_never_a_crash(value: str) -> None:
+    from pytest_tempoeval.replies import InvalidReply, read_grade
+
+    with pytest.raises(InvalidReply, match="is not an integer"):
+        read_grade(f'{{"relevance_score": {value}, "reasoning": "x"}}')

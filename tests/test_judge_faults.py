@@ -14,7 +14,7 @@ from pytest_tempoeval.judge import AnthropicJudge
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
 KEY = "test-sentinel-key"
-TIMEOUT = 0.3  # the judge's request timeout; Fault.slow waits longer
+TIMEOUT = 1.0  # the judge's request timeout: far above a normal answer (~5 ms), even on a loaded machine
 
 # One year each: the fake grade is 4 x Jaccard, so 4 when the years match and 0 otherwise.
 ITEMS = [(f"q{i}", f"What happened in {2000 + i % 4}?", f"d{i}", f"A report from {2000 + i % 3}.") for i in range(12)]
@@ -24,7 +24,7 @@ FAULTS = {
     "rate limit 429": Fault.rate_limit(retry_after=0),
     "overloaded 529": Fault.overloaded(retry_after=0),
     "server error 500": Fault.server_error(),
-    "timeout": Fault.slow(1.0),
+    "timeout": Fault.slow(2.5),
     "connection reset": Fault.reset(),
     "truncated body": Fault.truncated_body(),
     "malformed JSON reply": Fault.malformed_reply(),
