@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from plugin_helpers import BASELINE_GOLD, QUERIES
 
 from pytest_tempoeval.testing import FakeMessagesServer
-from tests.plugin_helpers import BASELINE_GOLD, QUERIES
 
 TESTS = """
 import pytest

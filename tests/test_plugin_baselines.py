@@ -5,10 +5,9 @@ import json
 from pathlib import Path
 
 import pytest
-
-from tests.plugin_helpers import BASELINE_GOLD as GOLD
-from tests.plugin_helpers import BASELINE_TESTS as TESTS
-from tests.plugin_helpers import QUERIES, XDIST_MODES, make_baseline_suite
+from plugin_helpers import BASELINE_GOLD as GOLD
+from plugin_helpers import BASELINE_TESTS as TESTS
+from plugin_helpers import QUERIES, XDIST_MODES, make_baseline_suite
 
 GATE = Path("base/test_module/test_gate.json")
 OTHER = Path("base/test_module/test_other.json")

@@ -5,8 +5,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
-from tests.plugin_helpers import QUERIES, XDIST_MODES, make_baseline_suite, write_gold
+from plugin_helpers import QUERIES, XDIST_MODES, make_baseline_suite, write_gold
 
 SVG = "{http://www.w3.org/2000/svg}"
 UPDATE = "--tempoeval-update-baseline"
