@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import JudgeError
 from .prompts import graded_prompt, verdict_prompt
-from .replies import ask_strictly, read_grade, read_verdict
+from .replies import NoValidAnswer, ask_strictly, read_grade, read_verdict
 
 if TYPE_CHECKING:
     from .cassettes import JudgeCassette
@@ -143,7 +143,7 @@ class AnthropicJudge:
                 judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
             except JudgeError as error:
                 self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
-                if self.cassette is not None and not self.cassette.recording and "raw reply" in str(error):
+                if self.cassette is not None and not self.cassette.recording and isinstance(error, NoValidAnswer):
                     error = type(error)(f"{error} (replayed from {self.cassette.path}; re-record with: {self.cassette.command})")
                 if str(error).startswith(where):
                     raise error from None

@@ -58,6 +58,10 @@ def _read_int(data: dict[str, Any], key: str, low: int, high: int) -> int:
     return int(value)
 
 
+class NoValidAnswer(JudgeError):
+    """Every try gave a reply that is not a valid judgment (the message carries the last one)."""
+
+
 async def ask_strictly(
     ask: Callable[[], Awaitable[Any]], read: Callable[[Any], int], where: str, attempts: int = 2
 ) -> int:
@@ -69,4 +73,4 @@ async def ask_strictly(
             return read(reply)
         except InvalidReply as error:
             problem = str(error)
-    raise JudgeError(f"{where}: the judge gave no valid answer in {attempts} tries ({problem}); raw reply: {reply!r}")
+    raise NoValidAnswer(f"{where}: the judge gave no valid answer in {attempts} tries ({problem}); raw reply: {reply!r}")
