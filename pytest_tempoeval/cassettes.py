@@ -99,7 +99,7 @@ class JudgeCassette:
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """The stored Messages API response (parsed JSON) for a request body, or None."""
-        response = self._answers.get(_normalised_body(json.dumps(body)))
+        response = self._answers.get(_body_key(body))
         if response is None:
             return None
         try:
@@ -157,6 +157,7 @@ class JudgeCassette:
         """Write the cassette if anything was recorded (vcrpy's serializers, atomic replace)."""
         if not self._recorded:
             return
+        started = time.monotonic()  # serializing is most of a save: it counts in the interval
         from vcr.serializers import jsonserializer, yamlserializer
 
         serializer = jsonserializer if self.path.suffix == ".json" else yamlserializer
@@ -166,7 +167,6 @@ class JudgeCassette:
         text = serializer.serialize({"interactions": interactions, "version": 1})
         if serializer is yamlserializer:
             text = _leading_comment(self.path) + text  # e.g. "recorded against the fake server"
-        started = time.monotonic()
         write_atomically(self.path, text)
         self._recorded = 0
         finished = time.monotonic()
@@ -292,8 +292,13 @@ def _text(body: Any) -> str:
     return body if isinstance(body, str) else ""
 
 
+def _body_key(body: Any) -> str:
+    """A request body as vcrpy's body matcher compares JSON: as data, whatever its key order."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"))
+
+
 def _normalised_body(text: str) -> str:
     try:
-        return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))
+        return _body_key(json.loads(text))
     except (ValueError, TypeError):
         return text

@@ -138,7 +138,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = config.stash[SESSION]
     if hasattr(config, "workerinput"):
         return
-    rows, judging, unused = state.sorted_rows(), state.judge_summary(), _unused_baselines(config)
+    rows, judging, unused = state.sorted_rows(), state.judge_summary(), state.unused
     if not rows and not judging and not unused:
         return
     from .report import terminal_lines, unused_lines
@@ -164,7 +164,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         and not session.shouldfail
         and not config.option.collectonly
     )
-    unused = _unused_baselines(config)
+    state.unused = unused = _unused_baselines(config)  # globbed once: the summary reuses it
     if path := config.getoption("tempoeval_report"):
         state.write_json(Path(path), unused)
     if path := config.getoption("tempoeval_html"):

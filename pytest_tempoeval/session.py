@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import write_atomically
+from .files import per_test_path, write_atomically
 from .recording import Check, Recorder
 
 WORKER_OUTPUT_KEY = "tempoeval"
@@ -116,6 +116,7 @@ class TempoEvalSession:
         self.partial_modules: set[str] = set()
         self.passed_tests: set[str] = set()  # node ids whose call phase passed (on the controller under xdist)
         self.complete = False  # the run was not stopped early (-x, --maxfail, interrupt, --collect-only)
+        self.unused: list[str] = []  # unused baseline files, found at session finish (controller)
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
         """A recorder that turns the checks made by ``test`` into rows (also returned)."""
@@ -165,8 +166,6 @@ class TempoEvalSession:
         tests that ran and passed without checking them, and, in modules selected whole, files no
         test of the module owns (a test renamed or removed). ``-k`` and node ids narrow this; a
         skipped or failed test's file is not reported."""
-        from .files import per_test_path
-
         ran = {per_test_path(directory, test, ".json").relative_to(directory).as_posix() for test in self.passed_tests}
         unused = {name for name in ran - self.checked_baselines if (directory / name).is_file()}
         modules = {name.split("/", 1)[0] for name in self.selected_baselines} - self.partial_modules
