@@ -164,3 +164,36 @@ def test_a_drop_of_005_concentrated_on_a_fifth_of_the_queries_is_detected() -> N
     comparison = compare("m", scores(baseline), scores(current), max_drop=0.0, alpha=0.05)
     assert comparison.status == "regressed" and comparison.p_value < 0.01
     assert {query for query, _, _ in comparison.regressed[:10]} == {f"q{i:03d}" for i in range(10)}
+
+
+# -- BaselineStore's own error paths ------------------------------------------------------------------
+
+
+def result_for(values: list[float], judge_model: str | None = None):
+    from pytest_tempoeval import MetricResult
+
+    return MetricResult("temporal_ndcg", 10, "llm", scores(values), extra={"judge_model": judge_model} if judge_model else {})
+
+
+def test_a_changed_judge_model_asks_for_a_re_baseline(tmp_path) -> None:
+    from pytest_tempoeval.baselines import BaselineError, BaselineStore
+
+    writer = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
+    writer.check(result_for([0.8] * 12, judge_model="claude-haiku-5-5"))
+    assert writer.finish()
+    reader = BaselineStore(tmp_path / "b.json", update=False, test_id="t.py::t")
+    with pytest.raises(BaselineError, match=r"re-baseline: the judge model changed .*claude-haiku-5-5 -> claude-opus.*--tempoeval-update-baseline"):
+        reader.check(result_for([0.8] * 12, judge_model="claude-opus-4-5"))
+
+
+def test_checking_one_metric_twice_needs_a_name_and_bad_settings_are_refused(tmp_path) -> None:
+    from pytest_tempoeval.baselines import BaselineError, BaselineStore
+
+    store = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
+    store.check(result_for([0.5] * 3))
+    with pytest.raises(BaselineError, match="temporal_ndcg@10 llm is checked twice in this test; pass name="):
+        store.check(result_for([0.6] * 3))
+    store.check(result_for([0.6] * 3), name="reranker")  # told apart
+    for max_drop, alpha in ((float("inf"), 0.05), (-0.1, 0.05), (0.0, 1.0)):
+        with pytest.raises(ValueError, match="max_drop must be >= 0 and alpha in"):
+            store.check(result_for([0.5] * 3), max_drop=max_drop, alpha=alpha, name=f"bad {max_drop} {alpha}")

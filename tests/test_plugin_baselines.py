@@ -188,3 +188,11 @@ def test_unused_baselines_are_not_reported_for_runs_that_prove_nothing(suite: py
     failing = suite.runpytest()
     failing.assert_outcomes(failed=2)
     failing.stdout.fnmatch_lines(["1 unused baseline*", "  base/test_module/test_removed.json"])
+
+
+@pytest.mark.parametrize("value", ["inf", "-0.1", "lots"])
+def test_a_bad_max_drop_in_the_ini_is_a_usage_error(suite: pytest.Pytester, value: str) -> None:
+    suite.makeini(f"[pytest]\ntempoeval_baseline_dir = base\ntempoeval_max_drop = {value}\n")
+    result = suite.runpytest("-k", "test_gate")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([f"*ini tempoeval_max_drop must be a finite number >= 0, got '{value}'*"])
