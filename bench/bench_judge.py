@@ -469,7 +469,7 @@ def bench_missing_cassette(
     samples = [run_child(args.python, job, env, data_dir) for _ in range(args.repeats)]
     for sample in samples:
         error = sample.report["error"] or ""
-        if "not in the cassette" not in error or "never.yaml" not in error or sample.report["count"]:
+        if "does not exist" not in error or "never.yaml" not in error or sample.report["count"]:
             raise SystemExit(f"missing cassette: expected JudgeCassetteError, got {error!r}")
     failing = median([x.report["phases"]["grade_all"] for x in samples])
     wall = median([x.wall for x in samples])
