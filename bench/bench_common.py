@@ -40,7 +40,10 @@ def child_environment(data_dir: Path, bytecode_cache: bool) -> dict[str, str]:
     With ``bytecode_cache``, modules load from cached bytecode kept in the data dir, as after a pip
     install (this environment sets PYTHONDONTWRITEBYTECODE; nothing is written into the repo).
     """
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
+    )
     env.pop("PYTHONPROFILEIMPORTTIME", None)
     if bytecode_cache:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -50,7 +53,9 @@ def child_environment(data_dir: Path, bytecode_cache: bool) -> dict[str, str]:
     return env
 
 
-def run_json_child(python: str, script: Path, args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, dict]:
+def run_json_child(
+    python: str, script: Path, args: list[str], env: dict[str, str], cwd: Path
+) -> tuple[float, float, dict]:
     """Spawn ``python script args``, timed from spawn to reap, and return (wall seconds, peak RSS in
     MiB from wait4, the JSON object on the child's last stdout line). Raises with its stderr if it fails."""
     import json
@@ -61,7 +66,9 @@ def run_json_child(python: str, script: Path, args: list[str], env: dict[str, st
 
     with tempfile.TemporaryFile() as stderr:
         start = time.perf_counter()
-        process = subprocess.Popen([python, str(script), *args], stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd)
+        process = subprocess.Popen(
+            [python, str(script), *args], stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd
+        )
         stdout = process.stdout.read()  # type: ignore[union-attr]
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
@@ -69,5 +76,7 @@ def run_json_child(python: str, script: Path, args: list[str], env: dict[str, st
         process.returncode = os.waitstatus_to_exitcode(status)
         if process.returncode != 0:
             stderr.seek(0)
-            raise RuntimeError(f"{script.name} {args} failed (exit {process.returncode}):\n{stderr.read().decode(errors='replace')}")
+            raise RuntimeError(
+                f"{script.name} {args} failed (exit {process.returncode}):\n{stderr.read().decode(errors='replace')}"
+            )
     return wall, usage.ru_maxrss / 1024, json.loads(stdout.decode().strip().splitlines()[-1])

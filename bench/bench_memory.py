@@ -168,8 +168,14 @@ def generate(directory: Path, n_queries: int, docs_per_query: int, corpus: int, 
 
     inputs = make_inputs(n_queries, docs_per_query, corpus, seed, 1900, 2025, 5, 0.5)
     rng = np.random.default_rng(seed + 1)
-    doc_text = [_text("Report on topic", i % 997, a, b, ".") for i, (a, b) in enumerate(inputs.doc_span.tolist())]
-    query_text = [_text("What happened to topic", i % 997, a, b, "?") for i, (a, b) in enumerate(inputs.query_span.tolist())]
+    doc_text = [
+        _text("Report on topic", i % 997, a, b, ".")
+        for i, (a, b) in enumerate(inputs.doc_span.tolist())
+    ]
+    query_text = [
+        _text("What happened to topic", i % 997, a, b, "?")
+        for i, (a, b) in enumerate(inputs.query_span.tolist())
+    ]
     rankings = inputs.rankings.tolist()
     judgments = []  # per query: [(doc index, grade)]
     for ranking in rankings:
@@ -182,7 +188,9 @@ def generate(directory: Path, n_queries: int, docs_per_query: int, corpus: int, 
         judgments.append(list(zip([*retrieved, outside], grades)))
 
     with (directory / "gold.yaml").open("w") as out:
-        out.write(f"# Synthetic gold set for bench/bench_memory.py (seed {seed}).\nversion: 1\nname: memory-bench\nk: 10\n")
+        out.write(
+            f"# Synthetic gold set for bench/bench_memory.py (seed {seed}).\nversion: 1\nname: memory-bench\nk: 10\n"
+        )
         out.write("documents:\n")
         out.writelines(f'  d{i}: {{text: "{text}"}}\n' for i, text in enumerate(doc_text))
         out.write("queries:\n")
@@ -191,17 +199,23 @@ def generate(directory: Path, n_queries: int, docs_per_query: int, corpus: int, 
             for q, judged in enumerate(judgments)
         )
     with (directory / "qrels.trec").open("w") as out:
-        out.writelines(f"q{q} 0 d{d} {g}\n" for q, judged in enumerate(judgments) for d, g in judged)
+        out.writelines(
+            f"q{q} 0 d{d} {g}\n" for q, judged in enumerate(judgments) for d, g in judged
+        )
     # Scores fall with rank (distinct), so the TREC file and the JSON object rank identically.
     scores = [f"{docs_per_query - rank:.1f}" for rank in range(docs_per_query)]
     with (directory / "run.trec").open("w") as out:
         for q, ranking in enumerate(rankings):
-            out.writelines(f"q{q} Q0 d{d} {rank + 1} {scores[rank]} bench\n" for rank, d in enumerate(ranking))
+            out.writelines(
+                f"q{q} Q0 d{d} {rank + 1} {scores[rank]} bench\n" for rank, d in enumerate(ranking)
+            )
     with (directory / "run.json").open("w") as out:
         out.write("{\n")
         out.write(
             ",\n".join(
-                f'"q{q}": {{' + ", ".join(f'"d{d}": {scores[rank]}' for rank, d in enumerate(ranking)) + "}"
+                f'"q{q}": {{'
+                + ", ".join(f'"d{d}": {scores[rank]}' for rank, d in enumerate(ranking))
+                + "}"
                 for q, ranking in enumerate(rankings)
             )
         )
@@ -216,7 +230,13 @@ def generate(directory: Path, n_queries: int, docs_per_query: int, corpus: int, 
 
 
 def _text(prefix: str, topic: int, first: int, last: int, end: str) -> str:
-    when = f"in {first}" if first == last else f"from {first} to {last}" if end == "." else f"between {first} and {last}"
+    when = (
+        f"in {first}"
+        if first == last
+        else f"from {first} to {last}"
+        if end == "."
+        else f"between {first} and {last}"
+    )
     return f"{prefix} {topic} {when}{end}"
 
 
@@ -268,7 +288,10 @@ def check_means(reports: dict[str, dict]) -> list[str]:
     for name in METRICS:
         compared = ("a", "c") if name.startswith("temporal") else tuple(CASES)
         values = {case: reports[case]["means"][name] for case in compared}
-        if len({repr(v) for v in values.values()}) != 1 and max(values.values()) - min(values.values()) > 1e-12:
+        if (
+            len({repr(v) for v in values.values()}) != 1
+            and max(values.values()) - min(values.values()) > 1e-12
+        ):
             problems.append(f"{name}: {values}")
     return problems
 
@@ -282,12 +305,18 @@ def median(values: list[float]) -> float:
 
 def print_table(samples: dict[str, list[Sample]], sizes: dict, repeats: int) -> None:
     floor = median([s.peak_mib for s in samples[FLOOR]])
-    print(f"\nMedians of {repeats} alternating runs. Peak = ru_maxrss after the phase (peak so far); "
-          "RSS = VmRSS after it (what stays resident).")
+    print(
+        f"\nMedians of {repeats} alternating runs. Peak = ru_maxrss after the phase (peak so far); "
+        "RSS = VmRSS after it (what stays resident)."
+    )
     print(f"{'case / phase':34s} {'time':>8s} {'peak MiB':>9s} {'RSS MiB':>8s}")
     for case in (FLOOR, *CASES):
         runs = samples[case]
-        label = "floor: interpreter + numpy + pytest_tempoeval" if case == FLOOR else f"({case}) {CASES[case][0]}"
+        label = (
+            "floor: interpreter + numpy + pytest_tempoeval"
+            if case == FLOOR
+            else f"({case}) {CASES[case][0]}"
+        )
         print(label)
         for phase in PHASES if case != FLOOR else PHASES[:1]:
             print(
@@ -297,25 +326,44 @@ def print_table(samples: dict[str, list[Sample]], sizes: dict, repeats: int) -> 
         wall = median([s.wall for s in runs])
         wait4 = median([s.wait4_mib for s in runs])
         vmhwm = median([s.vmhwm_mib for s in runs])
-        print(f"  {'whole process (spawn to reap)':32s} {wall:7.2f}s {wait4:9.0f}  (wait4; VmHWM {vmhwm:.0f})")
+        print(
+            f"  {'whole process (spawn to reap)':32s} {wall:7.2f}s {wait4:9.0f}  (wait4; VmHWM {vmhwm:.0f})"
+        )
         if case != FLOOR:
             above = median([s.peak_mib for s in runs]) - floor
             per_thousand = above / (sizes["queries"] / 1000)
-            print(f"  peak above the floor: {above:.0f} MiB, on average {per_thousand:.1f} MiB per 1,000 queries x "
-                  f"{sizes['docs_per_query']} docs (the {sizes['corpus']:,}-document corpus included)")
-    print("all peak samples (MiB, largest reading): " + "; ".join(
-        f"{case} " + ", ".join(f"{s.peak_mib:.0f}" for s in samples[case]) for case in (FLOOR, *CASES)
-    ))
-    print("all wall samples (s): " + "; ".join(
-        f"{case} " + ", ".join(f"{s.wall:.2f}" for s in samples[case]) for case in (FLOOR, *CASES)
-    ))
+            print(
+                f"  peak above the floor: {above:.0f} MiB, on average {per_thousand:.1f} MiB per 1,000 queries x "
+                f"{sizes['docs_per_query']} docs (the {sizes['corpus']:,}-document corpus included)"
+            )
+    print(
+        "all peak samples (MiB, largest reading): "
+        + "; ".join(
+            f"{case} " + ", ".join(f"{s.peak_mib:.0f}" for s in samples[case])
+            for case in (FLOOR, *CASES)
+        )
+    )
+    print(
+        "all wall samples (s): "
+        + "; ".join(
+            f"{case} " + ", ".join(f"{s.wall:.2f}" for s in samples[case])
+            for case in (FLOOR, *CASES)
+        )
+    )
 
 
 def print_scaling(
-    args: argparse.Namespace, data_dir: Path, script: Path, env: dict[str, str], samples: dict[str, list[Sample]], sizes: dict
+    args: argparse.Namespace,
+    data_dir: Path,
+    script: Path,
+    env: dict[str, str],
+    samples: dict[str, list[Sample]],
+    sizes: dict,
 ) -> None:
     """One more run of each case on ``--scale`` times the data: the marginal cost, for extrapolating."""
-    print(f"\nscaling: {args.scale}x the queries and the corpus, one run per case (not checked against the bound)")
+    print(
+        f"\nscaling: {args.scale}x the queries and the corpus, one run per case (not checked against the bound)"
+    )
     scaled_dir = data_dir / f"scaled_{args.scale}x"
     scaled = write_data(args, scaled_dir, args.scale)
     thousands = (scaled["queries"] - sizes["queries"]) / 1000
@@ -332,7 +380,9 @@ def print_scaling(
 
 def print_trace(case: str, report: dict) -> None:
     trace = report["trace"]
-    print(f"\ntracemalloc, case ({case}) {CASES[case][0]} (traced run, untimed; MiB of Python + numpy allocations):")
+    print(
+        f"\ntracemalloc, case ({case}) {CASES[case][0]} (traced run, untimed; MiB of Python + numpy allocations):"
+    )
     for phase in PHASES[1:]:
         peak, alive = trace[phase]["peak"] / 2**20, trace[phase]["current"] / 2**20
         print(f"  {phase:10s} peak during {peak:7.1f}  alive after {alive:7.1f}")
@@ -346,23 +396,59 @@ def print_trace(case: str, report: dict) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--queries", type=int, default=10_000, help="queries in the gold set and run (default 10000)")
-    parser.add_argument("--docs", type=int, default=100, help="retrieved docs per query (default 100)")
-    parser.add_argument("--corpus", type=int, default=100_000, help="documents in the gold set (default 100000)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each case, alternating (default 3)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--queries",
+        type=int,
+        default=10_000,
+        help="queries in the gold set and run (default 10000)",
+    )
+    parser.add_argument(
+        "--docs", type=int, default=100, help="retrieved docs per query (default 100)"
+    )
+    parser.add_argument(
+        "--corpus", type=int, default=100_000, help="documents in the gold set (default 100000)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="timed runs of each case, alternating (default 3)"
+    )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--bound-mib", type=float, default=PEAK_RSS_BOUND_MIB, help="peak RSS bound (default %(default)s)")
-    parser.add_argument("--data-dir", type=Path, help="where to write the files (default: a new temp dir, deleted)")
+    parser.add_argument(
+        "--bound-mib",
+        type=float,
+        default=PEAK_RSS_BOUND_MIB,
+        help="peak RSS bound (default %(default)s)",
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, help="where to write the files (default: a new temp dir, deleted)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temp dir")
-    parser.add_argument("--python", default=sys.executable, help="interpreter for the children (default: this one)")
-    parser.add_argument("--no-bytecode-cache", dest="bytecode_cache", action="store_false",
-                        help="children compile our modules from source (as in the other benchmarks)")
-    parser.add_argument("--scale", type=int, default=2,
-                        help="also run each case once on this many times the queries and corpus, for the marginal "
-                        "cost per 1,000 queries (default 2; 1 skips it)")
-    parser.add_argument("--tracemalloc", action="store_true", help="also one traced run per case: what the memory is")
-    parser.add_argument("--generate", type=Path, help=argparse.SUPPRESS)  # internal: the data-writing child
+    parser.add_argument(
+        "--python", default=sys.executable, help="interpreter for the children (default: this one)"
+    )
+    parser.add_argument(
+        "--no-bytecode-cache",
+        dest="bytecode_cache",
+        action="store_false",
+        help="children compile our modules from source (as in the other benchmarks)",
+    )
+    parser.add_argument(
+        "--scale",
+        type=int,
+        default=2,
+        help="also run each case once on this many times the queries and corpus, for the marginal "
+        "cost per 1,000 queries (default 2; 1 skips it)",
+    )
+    parser.add_argument(
+        "--tracemalloc",
+        action="store_true",
+        help="also one traced run per case: what the memory is",
+    )
+    parser.add_argument(
+        "--generate", type=Path, help=argparse.SUPPRESS
+    )  # internal: the data-writing child
     args = parser.parse_args()
 
     if args.repeats < 1:
@@ -372,7 +458,9 @@ def main() -> None:
         return
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench_memory_"))
     if data_dir.resolve().is_relative_to(REPO_ROOT):
-        raise SystemExit(f"--data-dir {data_dir} is inside the repository; use a directory outside it")
+        raise SystemExit(
+            f"--data-dir {data_dir} is inside the repository; use a directory outside it"
+        )
     data_dir.mkdir(parents=True, exist_ok=True)
     try:
         failed = run_bench(args, data_dir)
@@ -389,12 +477,28 @@ def write_data(args: argparse.Namespace, directory: Path, factor: int = 1) -> di
     start = time.perf_counter()
     directory.mkdir(parents=True, exist_ok=True)
     written = subprocess.run(
-        [args.python, str(Path(__file__).resolve()), "--generate", str(directory), "--queries", str(args.queries * factor),
-         "--docs", str(args.docs), "--corpus", str(args.corpus * factor), "--seed", str(args.seed)],
-        capture_output=True, text=True, check=True,
+        [
+            args.python,
+            str(Path(__file__).resolve()),
+            "--generate",
+            str(directory),
+            "--queries",
+            str(args.queries * factor),
+            "--docs",
+            str(args.docs),
+            "--corpus",
+            str(args.corpus * factor),
+            "--seed",
+            str(args.seed),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     sizes = json.loads(written.stdout.strip().splitlines()[-1])
-    files = ", ".join(f"{name} {(directory / name).stat().st_size / 2**20:.1f} MiB" for name in DATA_FILES)
+    files = ", ".join(
+        f"{name} {(directory / name).stat().st_size / 2**20:.1f} MiB" for name in DATA_FILES
+    )
     print(
         f"data: {sizes['queries']:,} queries x {sizes['docs_per_query']} docs ({sizes['run_lines']:,} run lines), "
         f"{sizes['corpus']:,} gold documents with texts, {sizes['judgments']:,} judgments, seed {args.seed}; "
@@ -411,14 +515,30 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> bool:
     print(f"python: {args.python}; measuring {code_version()}")
 
     # Untimed warm-up, one per case: page cache, bytecode cache, and the cross-case check.
-    warm = {case: run_child(args.python, script, case_args(case, data_dir), env, data_dir) for case in (FLOOR, *CASES)}
+    warm = {
+        case: run_child(args.python, script, case_args(case, data_dir), env, data_dir)
+        for case in (FLOOR, *CASES)
+    }
     problems = check_means({case: warm[case].report for case in CASES})
     means = {name: [warm[c].report["means"][name] for c in CASES] for name in METRICS}
     counted = {name: [str(warm[c].report["counted"][name]) for c in CASES] for name in METRICS}
-    shown = {name: "/".join("-" if v is None else f"{v:.6f}" for v in values) for name, values in means.items()}
-    print("means (warm-up): " + "; ".join(f"{name} {text}" for name, text in shown.items()) + "  [cases a/b/c]")
-    print("counted queries: " + "; ".join(f"{name} {'/'.join(values)}" for name, values in counted.items()))
-    print("cross-case check of the means: " + ("OK" if not problems else "MISMATCH " + "; ".join(problems)))
+    shown = {
+        name: "/".join("-" if v is None else f"{v:.6f}" for v in values)
+        for name, values in means.items()
+    }
+    print(
+        "means (warm-up): "
+        + "; ".join(f"{name} {text}" for name, text in shown.items())
+        + "  [cases a/b/c]"
+    )
+    print(
+        "counted queries: "
+        + "; ".join(f"{name} {'/'.join(values)}" for name, values in counted.items())
+    )
+    print(
+        "cross-case check of the means: "
+        + ("OK" if not problems else "MISMATCH " + "; ".join(problems))
+    )
 
     samples: dict[str, list[Sample]] = {case: [] for case in (FLOOR, *CASES)}
     for repeat in range(args.repeats):
@@ -428,7 +548,10 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> bool:
             print(
                 f"  repeat {repeat + 1}/{args.repeats} {case:5s} wall {sample.wall:6.2f}s  peak {sample.peak_mib:5.0f} MiB "
                 f"(wait4 {sample.wait4_mib:.0f}, VmHWM {sample.vmhwm_mib:.0f})  "
-                + " ".join(f"{p}={v['seconds']:.2f}s/{v['maxrss_kib'] / 1024:.0f}" for p, v in sample.report["phases"].items()),
+                + " ".join(
+                    f"{p}={v['seconds']:.2f}s/{v['maxrss_kib'] / 1024:.0f}"
+                    for p, v in sample.report["phases"].items()
+                ),
                 flush=True,
             )
     print_table(samples, sizes, args.repeats)
@@ -438,14 +561,28 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> bool:
 
     if args.tracemalloc:
         for case in CASES:
-            print_trace(case, run_child(args.python, script, [*case_args(case, data_dir), "trace"], env, data_dir).report)
+            print_trace(
+                case,
+                run_child(
+                    args.python, script, [*case_args(case, data_dir), "trace"], env, data_dir
+                ).report,
+            )
 
     parent_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\nparent's own peak RSS: {parent_mib:.0f} MiB (ru_maxrss of a child can include it; VmHWM cannot)")
+    print(
+        f"\nparent's own peak RSS: {parent_mib:.0f} MiB (ru_maxrss of a child can include it; VmHWM cannot)"
+    )
     worst = max((s for case in CASES for s in samples[case]), key=lambda s: s.peak_mib)
-    over = [f"{case} {s.peak_mib:.0f}" for case in CASES for s in samples[case] if s.peak_mib > args.bound_mib]
+    over = [
+        f"{case} {s.peak_mib:.0f}"
+        for case in CASES
+        for s in samples[case]
+        if s.peak_mib > args.bound_mib
+    ]
     verdict = "MET" if not over else "NOT MET (" + ", ".join(over) + " MiB)"
-    print(f"largest peak of any sample: {worst.peak_mib:.0f} MiB; bound {args.bound_mib:.0f} MiB: {verdict}")
+    print(
+        f"largest peak of any sample: {worst.peak_mib:.0f} MiB; bound {args.bound_mib:.0f} MiB: {verdict}"
+    )
     return bool(over or problems)
 
 

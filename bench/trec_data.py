@@ -38,7 +38,9 @@ def write_trec_files(
             n_judged_in_run = min(judged_per_query // 2, docs_per_query)
             judged_positions = rng.permuted(np.tile(np.arange(docs_per_query), (count, 1)), axis=1)
             judged_in_run = np.take_along_axis(docs, judged_positions[:, :n_judged_in_run], axis=1)
-            unretrieved = rng.integers(corpus_size, 2 * corpus_size, size=(count, judged_per_query - n_judged_in_run))
+            unretrieved = rng.integers(
+                corpus_size, 2 * corpus_size, size=(count, judged_per_query - n_judged_in_run)
+            )
             judged = np.concatenate([judged_in_run, unretrieved], axis=1)
             grades = rng.integers(0, 4, size=judged.shape)
             grades[:, 0] = np.maximum(grades[:, 0], 1)  # every query has at least one relevant doc
@@ -49,7 +51,9 @@ def write_trec_files(
                     f"{qid} Q0 d{doc} {rank} {score:.{score_decimals}f} bench\n"
                     for rank, (doc, score) in enumerate(zip(docs[row], scores[row]), start=1)
                 )
-                qrel_lines.extend(f"{qid} 0 d{doc} {grade}\n" for doc, grade in zip(judged[row], grades[row]))
+                qrel_lines.extend(
+                    f"{qid} 0 d{doc} {grade}\n" for doc, grade in zip(judged[row], grades[row])
+                )
             run_file.writelines(run_lines)
             qrels_file.writelines(qrel_lines)
     return run_path, qrels_path

@@ -20,7 +20,9 @@ pytestmark = pytest.mark.tempoeval(gold="gold/mini_elections.yaml")
 def year_aware(gold: GoldSet):
     def search(query: str) -> list[str]:
         years = FocusTime.from_text(query)
-        return sorted(gold.documents, key=lambda doc: (-years.jaccard(gold.documents[doc].focus_time), doc))
+        return sorted(
+            gold.documents, key=lambda doc: (-years.jaccard(gold.documents[doc].focus_time), doc)
+        )
 
     return search
 

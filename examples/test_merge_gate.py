@@ -22,7 +22,9 @@ pytestmark = pytest.mark.tempoeval(gold="gold/temporal_corpus.yaml")
 
 def test_reranker_has_not_regressed(tempoeval_gold: GoldSet, tempoeval_baseline) -> None:
     bm25 = BM25.from_gold(tempoeval_gold)
-    run = Run.from_retriever(TemporalReranker(bm25, tempoeval_gold.documents).search, tempoeval_gold, k=10)
+    run = Run.from_retriever(
+        TemporalReranker(bm25, tempoeval_gold.documents).search, tempoeval_gold, k=10
+    )
     # Small wobbles (a tie broken differently) pass; a drop of 0.01 or more that is significant fails.
     tempoeval_baseline.check(temporal_ndcg(run, tempoeval_gold, k=10), max_drop=0.01)
     tempoeval_baseline.check(temporal_precision(run, tempoeval_gold, k=5), max_drop=0.01)

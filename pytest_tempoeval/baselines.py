@@ -47,9 +47,13 @@ class BaselineComparison:
     p_value: float | None = None  # None: not tested (written, or fewer than MIN_QUERIES_FOR_TEST)
     max_drop: float = 0.0
     alpha: float = 0.05
-    regressed: list[tuple[str, float, float]] = field(default_factory=list)  # (query, old, new), worst first
+    regressed: list[tuple[str, float, float]] = field(
+        default_factory=list
+    )  # (query, old, new), worst first
     baseline_scores: dict[str, float] = field(default_factory=dict, repr=False)
-    lost: list[str] = field(default_factory=list)  # baseline queries the result no longer counts (scored 0)
+    lost: list[str] = field(
+        default_factory=list
+    )  # baseline queries the result no longer counts (scored 0)
 
     @property
     def delta(self) -> float | None:
@@ -70,7 +74,9 @@ class BaselineComparison:
     def describe(self) -> str:
         """One line: old -> new, the drop allowed and the p-value."""
         if self.baseline is None:
-            return f"{self.key}: {self.current:.4f} written as the baseline ({self.queries} queries)"
+            return (
+                f"{self.key}: {self.current:.4f} written as the baseline ({self.queries} queries)"
+            )
         test = (
             f"p = {self.p_value:.4g} (paired randomization, one-sided, alpha {self.alpha:g})"
             if self.p_value is not None
@@ -106,7 +112,10 @@ def compare(
     p_value = None
     if len(shared) >= MIN_QUERIES_FOR_TEST:
         p_value = stats.paired_randomization_p(
-            old, new, seed=stats.DEFAULT_SEED if seed is None else seed, permutations=permutations or stats.DEFAULT_PERMUTATIONS
+            old,
+            new,
+            seed=stats.DEFAULT_SEED if seed is None else seed,
+            permutations=permutations or stats.DEFAULT_PERMUTATIONS,
         )
     regressed = drop > max_drop + 1e-12 and (p_value is None or p_value < alpha)
     worse = sorted(
@@ -114,7 +123,19 @@ def compare(
         key=lambda item: (item[2] - item[1], item[0]),
     )
     status = "regressed" if regressed else "improved" if current > baseline + 1e-12 else "pass"
-    return BaselineComparison(key, status, baseline, current, len(shared), p_value, max_drop, alpha, worse, baseline_scores, lost)
+    return BaselineComparison(
+        key,
+        status,
+        baseline,
+        current,
+        len(shared),
+        p_value,
+        max_drop,
+        alpha,
+        worse,
+        baseline_scores,
+        lost,
+    )
 
 
 def entry_for(result: Any) -> dict[str, Any]:
@@ -159,7 +180,11 @@ class BaselineStore:
 
     @property
     def update_command(self) -> str:
-        return f"pytest {self.test_id!r} --tempoeval-update-baseline" if self.test_id else "--tempoeval-update-baseline"
+        return (
+            f"pytest {self.test_id!r} --tempoeval-update-baseline"
+            if self.test_id
+            else "--tempoeval-update-baseline"
+        )
 
     # -- the gate ---------------------------------------------------------------------------------
 
@@ -179,18 +204,34 @@ class BaselineStore:
         __tracebackhide__ = True  # failures point at the test's line, not here
         result._check_comparable()  # a result with no counted query is an error, never a pass
         max_drop = self.max_drop if max_drop is None else max_drop
-        if not (math.isfinite(max_drop) and max_drop >= 0 and 0 < alpha < 1):  # inf would switch the gate off
-            raise ValueError(f"max_drop must be >= 0 and alpha in (0, 1), got {max_drop!r} and {alpha!r}")
+        if not (
+            math.isfinite(max_drop) and max_drop >= 0 and 0 < alpha < 1
+        ):  # inf would switch the gate off
+            raise ValueError(
+                f"max_drop must be >= 0 and alpha in (0, 1), got {max_drop!r} and {alpha!r}"
+            )
         key = name or f"{result.label} {result.mode}"
         if key in self._entries:
-            raise BaselineError(f"{self.test_id}: {key} is checked twice in this test; pass name=... to tell them apart")
+            raise BaselineError(
+                f"{self.test_id}: {key} is checked twice in this test; pass name=... to tell them apart"
+            )
         entry = entry_for(result)
         self._entries[key] = entry
         if self.update:
-            comparison = BaselineComparison(key, "written", None, float(result), len(result.per_query), max_drop=max_drop, alpha=alpha)
+            comparison = BaselineComparison(
+                key,
+                "written",
+                None,
+                float(result),
+                len(result.per_query),
+                max_drop=max_drop,
+                alpha=alpha,
+            )
         else:
             stored = self._stored_entry(key, entry)
-            comparison = compare(key, stored["per_query"], entry["per_query"], max_drop, alpha, seed)
+            comparison = compare(
+                key, stored["per_query"], entry["per_query"], max_drop, alpha, seed
+            )
         if self._on_check is not None:
             self._on_check(result, comparison)
         if not comparison.passed:
@@ -208,11 +249,22 @@ class BaselineStore:
                     f"{self.path}: re-baseline: the baseline has {', '.join(same_metric)} but the test now "
                     f"checks {key} (k or mode changed). If that is intended, run: {self.update_command}"
                 )
-            raise BaselineError(f"{self.path}: no baseline for {key} yet. Create it with: {self.update_command}")
-        for field_name, what in (("k", "k"), ("mode", "mode"), ("gold_fingerprint", "gold set"), ("judge_model", "judge model")):
+            raise BaselineError(
+                f"{self.path}: no baseline for {key} yet. Create it with: {self.update_command}"
+            )
+        for field_name, what in (
+            ("k", "k"),
+            ("mode", "mode"),
+            ("gold_fingerprint", "gold set"),
+            ("judge_model", "judge model"),
+        ):
             if stored.get(field_name) != entry[field_name]:
                 old, new = stored.get(field_name), entry[field_name]
-                shown = (old[:12], new[:12]) if field_name == "gold_fingerprint" and old and new else (old, new)
+                shown = (
+                    (old[:12], new[:12])
+                    if field_name == "gold_fingerprint" and old and new
+                    else (old, new)
+                )
                 raise BaselineError(
                     f"{self.path}: re-baseline: the {what} changed since the baseline of {key} "
                     f"({shown[0]} -> {shown[1]}); scores are not comparable. If the change is intended, "
@@ -225,11 +277,17 @@ class BaselineStore:
         shown = comparison.regressed[:REGRESSED_SHOWN]
         if shown:
             more = len(comparison.regressed) - len(shown)
-            lines.append(f"  regressed queries (old -> new), worst first{f'; {more} more' if more else ''}:")
+            lines.append(
+                f"  regressed queries (old -> new), worst first{f'; {more} more' if more else ''}:"
+            )
             lost = set(comparison.lost)
             lines.extend(
                 f"    {query}: {old:.4f} -> {new:.4f} ({new - old:+.4f})"
-                + (f"  [no longer counted: {result.excluded.get(query, 'not in the result')}; scored 0]" if query in lost else "")
+                + (
+                    f"  [no longer counted: {result.excluded.get(query, 'not in the result')}; scored 0]"
+                    if query in lost
+                    else ""
+                )
                 for query, old, new in shown
             )
             lines.append(f"  what the worst {min(3, len(shown))} retrieved now (doc(relevance)):")
@@ -251,7 +309,9 @@ class BaselineStore:
         try:
             text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise BaselineError(f"{self.path}: no baseline yet. Create it with: {self.update_command}") from None
+            raise BaselineError(
+                f"{self.path}: no baseline yet. Create it with: {self.update_command}"
+            ) from None
         except (OSError, UnicodeDecodeError) as error:
             raise BaselineError(f"{self.path}: cannot read the baseline ({error})") from None
         try:
@@ -291,7 +351,9 @@ class BaselineStore:
         """At teardown, in update mode: write what this test checked. Returns whether it wrote."""
         if not (self.update and self._entries):
             return False
-        return self.write({"version": FORMAT_VERSION, "test": self.test_id, "results": self._entries})
+        return self.write(
+            {"version": FORMAT_VERSION, "test": self.test_id, "results": self._entries}
+        )
 
     @property
     def checked(self) -> bool:
@@ -304,7 +366,9 @@ def baseline_path(directory: Path, node: Any) -> Path:
 
 def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
     def broken(problem: str) -> BaselineError:
-        return BaselineError(f"{path}: not a tempoeval baseline: {problem}. It was left as it is; rewrite it with: {command}")
+        return BaselineError(
+            f"{path}: not a tempoeval baseline: {problem}. It was left as it is; rewrite it with: {command}"
+        )
 
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise broken("expected an object with a 'results' object")
@@ -316,7 +380,9 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
             raise broken(f"result {key!r} has no per-query scores")
         for query, score in scores.items():
             if isinstance(score, bool) or not isinstance(score, (int, float)) or not _finite(score):
-                raise broken(f"result {key!r}, query {query!r}: score {score!r} is not a finite number")
+                raise broken(
+                    f"result {key!r}, query {query!r}: score {score!r} is not a finite number"
+                )
     return data
 
 
@@ -327,7 +393,9 @@ def _finite(value: float) -> bool:
         return False
 
 
-def assert_no_regression(result: Any, baseline: BaselineStore, **options: Any) -> BaselineComparison:
+def assert_no_regression(
+    result: Any, baseline: BaselineStore, **options: Any
+) -> BaselineComparison:
     """``baseline.check(result, ...)`` as a function: ``assert_no_regression(result, tempoeval_baseline)``."""
     __tracebackhide__ = True  # failures point at the test's line, not here
     return baseline.check(result, **options)

@@ -37,7 +37,9 @@ KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 KEPT_RESPONSE_HEADERS = ("content-type",)
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 SAVE_EVERY_SECONDS = 2.0  # while recording: how much work a crash can lose
-CANONICAL_API = "https://api.anthropic.com"  # where every request is stored as sent, whatever the base URL
+CANONICAL_API = (
+    "https://api.anthropic.com"  # where every request is stored as sent, whatever the base URL
+)
 MESSAGES_PATH = "/v1/messages"
 
 
@@ -77,12 +79,16 @@ class JudgeCassette:
         save_every: float = SAVE_EVERY_SECONDS,
     ) -> None:
         if record_mode not in RECORD_MODES:
-            raise ValueError(f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}")
+            raise ValueError(
+                f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}"
+            )
         self.path = Path(path)
         self.record_mode = record_mode
         self.command = command
         exists = self.path.is_file()
-        self.recording = record_mode in ("new_episodes", "all") or (record_mode == "once" and not exists)
+        self.recording = record_mode in ("new_episodes", "all") or (
+            record_mode == "once" and not exists
+        )
         self._interactions: list[dict[str, Any]] = []
         self._answers: dict[str, dict[str, Any]] = {}  # normalised request body -> response
         self._positions: dict[str, int] = {}  # normalised request body -> index in _interactions
@@ -176,7 +182,9 @@ class JudgeCassette:
         """Index an interaction. The first one stored for a body answers it (as in vcrpy), unless
         ``replace``: a judgment asked again (its reply was invalid) supersedes the stored one."""
         request = interaction["request"]
-        if str(request.get("method", "")).upper() != "POST" or not str(request.get("uri", "")).endswith(MESSAGES_PATH):
+        if str(request.get("method", "")).upper() != "POST" or not str(
+            request.get("uri", "")
+        ).endswith(MESSAGES_PATH):
             self._interactions.append(interaction)
             return
         key = _normalised_body(_text(request.get("body")))
@@ -221,7 +229,9 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
     def broken(problem: str, line: int | None = None) -> JudgeCassetteError:
         where = f"{path}:{line}" if line else str(path)
         whole = re.sub(r"--tempoeval-record-mode=\w+", "--tempoeval-record-mode=all", command)
-        return JudgeCassetteError(f"{where}: not a readable cassette: {problem}. It was left as it is: fix it, or re-record it whole with: {whole}")
+        return JudgeCassetteError(
+            f"{where}: not a readable cassette: {problem}. It was left as it is: fix it, or re-record it whole with: {whole}"
+        )
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -245,11 +255,20 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
         try:
             data = yaml.load(text, Loader=loader)
         except yaml.reader.ReaderError as error:  # a character YAML refuses: no mark, a position
-            raise broken(f"character {error.character!r} is not allowed", text.count("\n", 0, error.position) + 1) from None
+            raise broken(
+                f"character {error.character!r} is not allowed",
+                text.count("\n", 0, error.position) + 1,
+            ) from None
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
-            raise broken(getattr(error, "problem", None) or str(error), mark.line + 1 if mark else None) from None
-        except (ValueError, OverflowError, RecursionError) as error:  # 2020-13-45, a 4,301-digit number
+            raise broken(
+                getattr(error, "problem", None) or str(error), mark.line + 1 if mark else None
+            ) from None
+        except (
+            ValueError,
+            OverflowError,
+            RecursionError,
+        ) as error:  # 2020-13-45, a 4,301-digit number
             raise broken(f"{type(error).__name__}: {str(error)[:80]}") from None
     interactions = data.get("interactions") if isinstance(data, dict) else None
     if not isinstance(interactions, list):
@@ -280,7 +299,11 @@ def _leading_comment(path: Path) -> str:
 
 def _sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
     request = interaction["request"]
-    return (str(request.get("uri", "")), str(request.get("method", "")), _normalised_body(_text(request.get("body"))))
+    return (
+        str(request.get("uri", "")),
+        str(request.get("method", "")),
+        _normalised_body(_text(request.get("body"))),
+    )
 
 
 def _text(body: Any) -> str:

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2**64 / golden ratio: the usual multiplicative-hash constant
+_GOLDEN = np.uint64(
+    0x9E3779B97F4A7C15
+)  # 2**64 / golden ratio: the usual multiplicative-hash constant
 
 
 def encode_ids(ids: Iterable[str]) -> np.ndarray:
@@ -39,7 +41,11 @@ def id_words(ids: np.ndarray, n_words: int | None = None) -> np.ndarray:
 
 def words_to_ids(words: np.ndarray, width: int) -> np.ndarray:
     """Inverse of :func:`id_words`."""
-    raw = np.ascontiguousarray(words.astype(">u8")).view(np.uint8).reshape(words.shape[0], 8 * words.shape[1])
+    raw = (
+        np.ascontiguousarray(words.astype(">u8"))
+        .view(np.uint8)
+        .reshape(words.shape[0], 8 * words.shape[1])
+    )
     return np.ascontiguousarray(raw[:, :width]).view(f"S{width}").ravel()
 
 
@@ -104,7 +110,9 @@ class HashIndex:
             pending = np.concatenate((pending[occupied & ~same], racers[~wins]))
         self.duplicate_of = duplicate_of  # row -> earlier row with the same key
 
-    def _equal(self, stored: np.ndarray, rows: np.ndarray, words: np.ndarray, salt: np.ndarray | None) -> np.ndarray:
+    def _equal(
+        self, stored: np.ndarray, rows: np.ndarray, words: np.ndarray, salt: np.ndarray | None
+    ) -> np.ndarray:
         equal = self.hashes[stored] == self.hashes[rows]
         equal &= np.all(self.words[stored] == words[rows], axis=1)
         if salt is not None:
@@ -131,7 +139,9 @@ class HashIndex:
             occupied = occupant >= 0
             hit = np.zeros(pending.size, dtype=bool)
             stored, asked = occupant[occupied], pending[occupied]
-            match = (self.hashes[stored] == hashes[asked]) & np.all(self.words[stored] == words[asked], axis=1)
+            match = (self.hashes[stored] == hashes[asked]) & np.all(
+                self.words[stored] == words[asked], axis=1
+            )
             if salt is not None:
                 match &= self.salt[stored] == salt[asked]
             hit[occupied] = match
@@ -168,17 +178,27 @@ def match_within_groups(
     active, size_class = active[order], size_class[order]
     blocks = []
     for members in np.split(active, np.flatnonzero(np.diff(size_class)) + 1):
-        left_width, right_width = int(left_lengths[members].max()), int(right_lengths[members].max())
+        left_width, right_width = (
+            int(left_lengths[members].max()),
+            int(right_lengths[members].max()),
+        )
         per_block = max(1, budget // (left_width * right_width * n_words))
-        blocks += [(members[start : start + per_block], left_width, right_width) for start in range(0, members.size, per_block)]
+        blocks += [
+            (members[start : start + per_block], left_width, right_width)
+            for start in range(0, members.size, per_block)
+        ]
 
     def match(block: tuple[np.ndarray, int, int]) -> None:  # blocks write disjoint rows of result
         groups, left_width, right_width = block
         left_rows, left_valid = _padded_rows(left_offsets[groups], left_lengths[groups], left_width)
-        right_rows, right_valid = _padded_rows(right_offsets[groups], right_lengths[groups], right_width)
+        right_rows, right_valid = _padded_rows(
+            right_offsets[groups], right_lengths[groups], right_width
+        )
         equal = left_valid[:, :, None] & right_valid[:, None, :]
         for word in range(n_words):
-            equal &= left_words[left_rows, word][:, :, None] == right_words[right_rows, word][:, None, :]
+            equal &= (
+                left_words[left_rows, word][:, :, None] == right_words[right_rows, word][:, None, :]
+            )
         hit = equal.any(axis=2)
         partner = np.take_along_axis(right_rows, equal.argmax(axis=2), axis=1)
         result[left_rows[hit]] = partner[hit]
@@ -190,7 +210,9 @@ def match_within_groups(
     return result
 
 
-def _padded_rows(starts: np.ndarray, lengths: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+def _padded_rows(
+    starts: np.ndarray, lengths: np.ndarray, width: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Row indices of each group padded to ``width`` (padding repeats the first row), and validity."""
     columns = np.arange(width)
     valid = columns[None, :] < lengths[:, None]
@@ -237,13 +259,18 @@ class Ragged:
 
 
 def ragged_from_lists(
-    keys: Sequence[str], groups: Sequence[Sequence[str]], values: Sequence[Sequence[float]], dtype: type
+    keys: Sequence[str],
+    groups: Sequence[Sequence[str]],
+    values: Sequence[Sequence[float]],
+    dtype: type,
 ) -> Ragged:
     """Build a :class:`Ragged` from Python lists (small, in-memory inputs)."""
     lengths = np.fromiter((len(group) for group in groups), dtype=np.int64, count=len(groups))
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     flat_ids = [doc for group in groups for doc in group]
-    flat_values = np.fromiter((v for group in values for v in group), dtype=dtype, count=len(flat_ids))
+    flat_values = np.fromiter(
+        (v for group in values for v in group), dtype=dtype, count=len(flat_ids)
+    )
     return Ragged(tuple(keys), offsets, encode_ids(flat_ids), flat_values)
 
 
@@ -252,7 +279,9 @@ class Grouping:
     """How the rows of a file fall into queries (see :func:`group_rows`)."""
 
     keys: list[bytes]  # distinct query ids, in order of first appearance
-    order: np.ndarray | None  # permutation making each query's rows contiguous; None if they already are
+    order: (
+        np.ndarray | None
+    )  # permutation making each query's rows contiguous; None if they already are
     offsets: np.ndarray  # group boundaries in the (permuted) rows
 
 
@@ -268,7 +297,9 @@ def group_rows(query_words: np.ndarray, width: int) -> Grouping:
     block_keys = words_to_ids(query_words[block_starts], width).tolist()
     index_of: dict[bytes, int] = {}
     block_group = np.fromiter(
-        (index_of.setdefault(key, len(index_of)) for key in block_keys), dtype=np.int64, count=len(block_keys)
+        (index_of.setdefault(key, len(index_of)) for key in block_keys),
+        dtype=np.int64,
+        count=len(block_keys),
     )
     block_ends = np.concatenate((boundaries, [n_rows]))
     if len(index_of) == len(block_keys):  # every query's lines are contiguous: no reordering
@@ -276,10 +307,14 @@ def group_rows(query_words: np.ndarray, width: int) -> Grouping:
     row_group = np.repeat(block_group, block_ends - block_starts)
     order = np.argsort(row_group, kind="stable")
     counts = np.bincount(row_group, minlength=len(index_of))
-    return Grouping(list(index_of), order, np.concatenate(([0], np.cumsum(counts))).astype(np.int64))
+    return Grouping(
+        list(index_of), order, np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    )
 
 
-def duplicate_pairs(groups: np.ndarray, words: np.ndarray, chunk_rows: int = 1 << 20) -> list[tuple[int, int]]:
+def duplicate_pairs(
+    groups: np.ndarray, words: np.ndarray, chunk_rows: int = 1 << 20
+) -> list[tuple[int, int]]:
     """(first row, repeated row) for every id repeated within a group (rows contiguous per group).
 
     Exact, and cheap when there are none: sorting 64-bit hashes (numpy's SIMD sort, no permutation)

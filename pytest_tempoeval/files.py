@@ -12,7 +12,9 @@ def per_test_path(directory: Path, nodeid: str, suffix: str) -> Path:
     """``<directory>/<test module>/<Class.>test name<suffix>``: pytest-recording's layout, with the
     class in the name so ``TestA::test_x`` and ``TestB::test_x`` get their own files."""
     module, *names = nodeid.split("::")
-    name = re.sub(r"[^\w.\-\[\]]+", "_", ".".join(names))  # parametrized ids may hold path separators
+    name = re.sub(
+        r"[^\w.\-\[\]]+", "_", ".".join(names)
+    )  # parametrized ids may hold path separators
     return directory / Path(module).stem / f"{name}{suffix}"
 
 

@@ -106,7 +106,9 @@ class FocusTime:
     """An immutable set of years. Iterates in ascending order; equal to a set of the same years."""
 
     __slots__ = ("_sorted", "years")
-    years: frozenset[int]  # a slot, not a property: read in C (the metrics read it for every document)
+    years: frozenset[
+        int
+    ]  # a slot, not a property: read in C (the metrics read it for every document)
     _sorted: tuple[int, ...]
 
     def __init__(self, years: Iterable[int] = ()) -> None:

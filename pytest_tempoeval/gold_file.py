@@ -213,9 +213,17 @@ class _YamlBuilder:
         node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style)
         try:
             value = loader.construct_object(node)
-        except (yaml.YAMLError, ValueError, OverflowError) as error:  # 2020-13-45, !!int x, 4,301 digits
+        except (
+            yaml.YAMLError,
+            ValueError,
+            OverflowError,
+        ) as error:  # 2020-13-45, !!int x, 4,301 digits
             problem = getattr(error, "problem", None) or str(error)
-            value = event.value if len(event.value) <= 40 else f"{event.value[:20]}...({len(event.value)} characters)"
+            value = (
+                event.value
+                if len(event.value) <= 40
+                else f"{event.value[:20]}...({len(event.value)} characters)"
+            )
             raise SourceProblem(line, f"bad YAML value {value!r}: {problem}") from None
         finally:
             loader.constructed_objects.pop(node, None)
@@ -250,7 +258,7 @@ class _YamlBuilder:
                 raise SourceProblem(
                     key_line,
                     f"key {key_event.value!r} is read by YAML as the boolean {key}; "
-                    f"quote it (\"{key_event.value}\") to use it as a name or id",
+                    f'quote it ("{key_event.value}") to use it as a name or id',
                 )
             if not isinstance(key, str):
                 key = key_event.value  # 010, 1.10, 2020-01-01: the key as written
@@ -466,9 +474,7 @@ def _documents(section: Any, line: int | None, path: str) -> list[GoldDocument]:
     if section is None:
         return []
     if not isinstance(section, LineDict):
-        raise GoldSetError(
-            located(path, line, "'documents' must map doc id -> {text, focus_time}")
-        )
+        raise GoldSetError(located(path, line, "'documents' must map doc id -> {text, focus_time}"))
     documents = []
     for raw_id, body in section.items():
         doc_line = section.key_lines.get(raw_id)
@@ -531,9 +537,7 @@ def _queries(section: Any, line: int | None, path: str) -> list[GoldQuery]:
             located(path, line, "'queries' must be a list of {id, text, focus_time, relevant}")
         )
     if not section:
-        raise GoldSetError(
-            located(path, line, "the gold set has no queries; 'queries:' is empty")
-        )
+        raise GoldSetError(located(path, line, "the gold set has no queries; 'queries:' is empty"))
     queries: list[GoldQuery] = []
     id_lines: dict[str, int | None] = {}
     for item, item_line in zip(section, section.item_lines):
@@ -557,9 +561,7 @@ def _queries(section: Any, line: int | None, path: str) -> list[GoldQuery]:
 def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, int | None]:
     if not isinstance(item, LineDict):
         raise GoldSetError(
-            located(
-                path, line, f"a query must be a mapping with at least 'id', got {_shown(item)}"
-            )
+            located(path, line, f"a query must be a mapping with at least 'id', got {_shown(item)}")
         )
     if "id" not in item:
         _check_keys(item, _QUERY_KEYS, path, "a query")
@@ -614,11 +616,7 @@ def _relevant(section: Any, line: int | None, path: str, owner: str) -> dict[str
                 raise GoldSetError(
                     located(path, doc_line, f"{owner}: doc {doc_id!r} is judged twice")
                 )
-            if (
-                isinstance(grade, bool)
-                or not isinstance(grade, numbers.Integral)
-                or grade < 0
-            ):
+            if isinstance(grade, bool) or not isinstance(grade, numbers.Integral) or grade < 0:
                 raise GoldSetError(
                     located(
                         path,

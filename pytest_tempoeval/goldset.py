@@ -49,7 +49,9 @@ _MAX_GOLD_BYTES = 512 * 1024 * 1024
 class GoldQuery:
     id: str
     text: str | None = None
-    focus_time: FocusTime | None = None  # None: unknown (no focus_time given and no text to read it from)
+    focus_time: FocusTime | None = (
+        None  # None: unknown (no focus_time given and no text to read it from)
+    )
     temporal_focus: str | None = None
     relevant: Mapping[str, int] = field(default_factory=dict)
     line: int | None = None
@@ -79,9 +81,19 @@ class GoldSet:
         self.name = name
         self.k = k
         query_list = list(queries.values()) if isinstance(queries, Mapping) else list(queries)
-        document_list = list((documents or {}).values()) if isinstance(documents, Mapping) else list(documents or [])
+        document_list = (
+            list((documents or {}).values())
+            if isinstance(documents, Mapping)
+            else list(documents or [])
+        )
         if not query_list:
-            raise GoldSetError(located(self.path, None, "the gold set has no queries; add at least one under 'queries:'"))
+            raise GoldSetError(
+                located(
+                    self.path,
+                    None,
+                    "the gold set has no queries; add at least one under 'queries:'",
+                )
+            )
         self._queries = _index_by_id(query_list, self.path, "query")
         self.documents: dict[str, GoldDocument] = _index_by_id(document_list, self.path, "document")
         self._judgments: Ragged | None = None
@@ -96,7 +108,9 @@ class GoldSet:
         if not path.is_file():
             raise GoldSetError(f"{path}: no such gold set file")
         if path.stat().st_size > _MAX_GOLD_BYTES:
-            raise GoldSetError(located(path, None, "file larger than 512 MiB: split it or use from_trec_qrels"))
+            raise GoldSetError(
+                located(path, None, "file larger than 512 MiB: split it or use from_trec_qrels")
+            )
         from .gold_file import read_tree
 
         return cls.from_tree(read_tree(path), path)
@@ -180,7 +194,10 @@ class GoldSet:
 
             queries = self._queries.values()
             self._judgments = ragged_from_lists(
-                [q.id for q in queries], [list(q.relevant) for q in queries], [list(q.relevant.values()) for q in queries], np.int64
+                [q.id for q in queries],
+                [list(q.relevant) for q in queries],
+                [list(q.relevant.values()) for q in queries],
+                np.int64,
             )
         return self._judgments
 
@@ -199,11 +216,19 @@ class GoldSet:
         for query in self.queries.values():
             digest.update(
                 json.dumps(
-                    [query.id, query.text, _ft(query.focus_time), query.temporal_focus, sorted(query.relevant.items())]
+                    [
+                        query.id,
+                        query.text,
+                        _ft(query.focus_time),
+                        query.temporal_focus,
+                        sorted(query.relevant.items()),
+                    ]
                 ).encode()
             )
         for document in sorted(self.documents.values(), key=lambda d: d.id):
-            digest.update(json.dumps([document.id, document.text, _ft(document.focus_time)]).encode())
+            digest.update(
+                json.dumps([document.id, document.text, _ft(document.focus_time)]).encode()
+            )
         return digest.hexdigest()
 
 
@@ -217,7 +242,12 @@ def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
         if item.id in indexed:
             first = indexed[item.id].line
             raise GoldSetError(
-                located(path, item.line, f"duplicate {what} id {item.id!r}" + (f" (first at line {first})" if first else ""))
+                located(
+                    path,
+                    item.line,
+                    f"duplicate {what} id {item.id!r}"
+                    + (f" (first at line {first})" if first else ""),
+                )
             )
         indexed[item.id] = item
     return indexed
@@ -235,4 +265,6 @@ def parse_focus_time(value: Any, path: str, line: int | None, owner: str) -> Foc
     try:
         return FocusTime.parse(value)
     except FocusTimeError as error:
-        raise GoldSetError(located(path, line, f"{owner}: bad focus_time {value!r}: {error}")) from None
+        raise GoldSetError(
+            located(path, line, f"{owner}: bad focus_time {value!r}: {error}")
+        ) from None

@@ -40,13 +40,15 @@ def render(rows: Sequence[CheckRow], judging: str | None = None, unused: Sequenc
         "<title>tempoeval report</title>",
         f"<style>{STYLE}</style></head><body>",
         "<h1>tempoeval</h1>",
-        f"<p>{len(rows)} metric checks, <span class=\"{'FAIL' if failed else 'pass'}\">{failed} failed</span>."
+        f'<p>{len(rows)} metric checks, <span class="{"FAIL" if failed else "pass"}">{failed} failed</span>.'
         + (f" {escape(judging)}." if judging else "")
         + "</p>",
         _summary_table(rows),
     ]
     if unused:
-        parts.append(f"<h2>{len(unused)} unused baselines</h2><p class=\"note\">No selected test checked them; they were not deleted.</p><ul>")
+        parts.append(
+            f'<h2>{len(unused)} unused baselines</h2><p class="note">No selected test checked them; they were not deleted.</p><ul>'
+        )
         parts.extend(f"<li><code>{escape(name)}</code></li>" for name in unused)
         parts.append("</ul>")
     parts.extend(_section(number, row) for number, row in enumerate(rows, 1))
@@ -58,7 +60,10 @@ _SUMMARY_CLASSES = ("id", "nowrap", "", "num", "nowrap", "num", "num", "num", "n
 
 
 def _summary_table(rows: Sequence[CheckRow]) -> str:
-    head = "".join(f"<th>{name}</th>" for name in ("test", "metric", "mode", "score", "check", "baseline", "delta", "p", "status"))
+    head = "".join(
+        f"<th>{name}</th>"
+        for name in ("test", "metric", "mode", "score", "check", "baseline", "delta", "p", "status")
+    )
     body = []
     for number, row in enumerate(rows, 1):
         cells = [
@@ -72,8 +77,12 @@ def _summary_table(rows: Sequence[CheckRow]) -> str:
             _number(row.p_value),
             f'<span class="{row.status}">{row.status}</span> <span class="note">{escape(row.note)}</span>',
         ]
-        body.append("<tr>" + "".join(f'<td class="{_SUMMARY_CLASSES[i]}">{c}</td>' for i, c in enumerate(cells)) + "</tr>")
-    return f"<table class=\"summary\"><tr>{head}</tr>{''.join(body)}</table>"
+        body.append(
+            "<tr>"
+            + "".join(f'<td class="{_SUMMARY_CLASSES[i]}">{c}</td>' for i, c in enumerate(cells))
+            + "</tr>"
+        )
+    return f'<table class="summary"><tr>{head}</tr>{"".join(body)}</table>'
 
 
 def _section(number: int, row: CheckRow) -> str:
@@ -117,46 +126,66 @@ def chart(row: CheckRow) -> str:
 
     marks = []
     for level in (0.0, 0.25, 0.5, 0.75, 1.0):
-        marks.append(f'<line class="grid" x1="{MARGIN}" x2="{WIDTH - MARGIN}" y1="{y(level):.1f}" y2="{y(level):.1f}"/>')
-        marks.append(f'<text x="{MARGIN - 6}" y="{y(level) + 4:.1f}" text-anchor="end">{level:g}</text>')
+        marks.append(
+            f'<line class="grid" x1="{MARGIN}" x2="{WIDTH - MARGIN}" y1="{y(level):.1f}" y2="{y(level):.1f}"/>'
+        )
+        marks.append(
+            f'<text x="{MARGIN - 6}" y="{y(level) + 4:.1f}" text-anchor="end">{level:g}</text>'
+        )
     radius = 3.5 if len(queries) <= 200 else 2.0
     for i, query in enumerate(queries):
         score, cx = row.per_query[query], x(i)
         label = escape(query)
         if query in baseline:
             old = baseline[query]
-            marks.append(f'<line class="baseline" x1="{cx - radius:.1f}" x2="{cx + radius:.1f}" y1="{y(old):.1f}" y2="{y(old):.1f}"/>')
+            marks.append(
+                f'<line class="baseline" x1="{cx - radius:.1f}" x2="{cx + radius:.1f}" y1="{y(old):.1f}" y2="{y(old):.1f}"/>'
+            )
             if query in dropped:
-                marks.append(f'<line class="drop" x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(old):.1f}" y2="{y(score):.1f}"/>')
+                marks.append(
+                    f'<line class="drop" x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(old):.1f}" y2="{y(score):.1f}"/>'
+                )
             tip = f"{label}: {old:.4f} → {score:.4f}"
         else:
             tip = f"{label}: {score:.4f}"
         kind = "regressed" if query in dropped else "current"
-        marks.append(f'<circle class="{kind}" cx="{cx:.1f}" cy="{y(score):.1f}" r="{radius}"><title>{tip}</title></circle>')
+        marks.append(
+            f'<circle class="{kind}" cx="{cx:.1f}" cy="{y(score):.1f}" r="{radius}"><title>{tip}</title></circle>'
+        )
     caption = "queries, lowest baseline first" if baseline else "queries, lowest score first"
-    marks.append(f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT - 8}" text-anchor="middle">{caption} ({len(row.per_query)})</text>')
+    marks.append(
+        f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT - 8}" text-anchor="middle">{caption} ({len(row.per_query)})</text>'
+    )
     legend = (
         '<p class="legend"><span><span class="swatch" style="background:#1f6feb"></span>score</span>'
-        + ('<span><span class="swatch" style="background:#8c959f"></span>baseline</span>'
-           f'<span><span class="swatch" style="background:#d1242f"></span>dropped ({len(dropped)})</span>' if baseline else "")
+        + (
+            '<span><span class="swatch" style="background:#8c959f"></span>baseline</span>'
+            f'<span><span class="swatch" style="background:#d1242f"></span>dropped ({len(dropped)})</span>'
+            if baseline
+            else ""
+        )
         + "</p>"
     )
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'role="img" aria-label="per-query scores of {escape(row.metric)}">' + "".join(marks) + "</svg>"
+        f'role="img" aria-label="per-query scores of {escape(row.metric)}">'
+        + "".join(marks)
+        + "</svg>"
     )
     return svg + legend
 
 
 def _worst_table(row: CheckRow) -> str:
-    lines = ["<table class=\"worst\"><tr><th>query</th><th>score</th><th>baseline</th><th>retrieved (relevance)</th><th>ideal</th></tr>"]
+    lines = [
+        '<table class="worst"><tr><th>query</th><th>score</th><th>baseline</th><th>retrieved (relevance)</th><th>ideal</th></tr>'
+    ]
     for entry in row.worst:
         query = entry["query"]
         old = row.baseline_per_query.get(query)
         lines.append(
             "<tr>"
-            f"<td><code>{escape(query)}</code></td><td class=\"num\">{entry['score']:.4f}</td>"
-            f"<td class=\"num\">{_number(old)}</td>"
+            f'<td><code>{escape(query)}</code></td><td class="num">{entry["score"]:.4f}</td>'
+            f'<td class="num">{_number(old)}</td>'
             f"<td>{_ranking(entry['retrieved'])}</td><td>{_ranking(entry['ideal'])}</td>"
             "</tr>"
         )
@@ -169,7 +198,13 @@ def _ranking(pairs: list[list[object]]) -> str:
         return '<span class="note">(nothing)</span>'
     shown = []
     for doc, relevance in pairs:
-        grade = "?" if relevance is None else f"{relevance:.3g}" if isinstance(relevance, float) else str(relevance)
+        grade = (
+            "?"
+            if relevance is None
+            else f"{relevance:.3g}"
+            if isinstance(relevance, float)
+            else str(relevance)
+        )
         shown.append(f"<code>{escape(str(doc))}</code>({grade})")
     return " ".join(shown)
 

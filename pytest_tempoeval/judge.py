@@ -78,11 +78,18 @@ class AnthropicJudge:
         self.cassette = cassette  # answers first, and records what the API says, when it may
         self.progress = progress  # called with (done, total, cached) while judging live
         self._client = client
-        self._client_options = {"api_key": api_key, "base_url": base_url, "max_retries": max_retries, "timeout": timeout}
+        self._client_options = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "max_retries": max_retries,
+            "timeout": timeout,
+        }
         self._replies: dict[tuple[str, str], str] = {}  # (model, prompt) -> reply text
         self._in_flight: dict[tuple[str, str], asyncio.Future[str]] = {}
         self._clients: dict[int, Any] = {}  # id(event loop) -> async client bound to it
-        self._unrecorded: dict[str, tuple[Any, Any]] = {}  # prompt -> (HTTP request, response) not yet kept
+        self._unrecorded: dict[
+            str, tuple[Any, Any]
+        ] = {}  # prompt -> (HTTP request, response) not yet kept
 
     def __repr__(self) -> str:
         return f"AnthropicJudge(model={self.model!r}, max_concurrency={self.max_concurrency})"
@@ -106,7 +113,9 @@ class AnthropicJudge:
         return await self._judge_all(items, graded=True, temporal_focus={})
 
     async def averdict_all(
-        self, items: Sequence[tuple[str, str, str, str]], temporal_focus: dict[str, str | None] | None = None
+        self,
+        items: Sequence[tuple[str, str, str, str]],
+        temporal_focus: dict[str, str | None] | None = None,
     ) -> list[Judgment]:
         """Binary verdicts for (query id, query, doc id, document) items, concurrently."""
         return await self._judge_all(items, graded=False, temporal_focus=temporal_focus or {})
@@ -115,12 +124,17 @@ class AnthropicJudge:
         return self._run(self.agrade_all(items))
 
     def verdict_all(
-        self, items: Sequence[tuple[str, str, str, str]], temporal_focus: dict[str, str | None] | None = None
+        self,
+        items: Sequence[tuple[str, str, str, str]],
+        temporal_focus: dict[str, str | None] | None = None,
     ) -> list[Judgment]:
         return self._run(self.averdict_all(items, temporal_focus))
 
     async def _judge_all(
-        self, items: Iterable[tuple[str, str, str, str]], graded: bool, temporal_focus: dict[str, str | None]
+        self,
+        items: Iterable[tuple[str, str, str, str]],
+        graded: bool,
+        temporal_focus: dict[str, str | None],
     ) -> list[Judgment]:
         limit = asyncio.Semaphore(self.max_concurrency)
         read = read_grade if graded else read_verdict
@@ -128,7 +142,11 @@ class AnthropicJudge:
         done, cached_before = 0, self.stats.cache_hits
 
         async def judge(query_id: str, query: str, doc_id: str, document: str) -> Judgment:
-            prompt = graded_prompt(query, document) if graded else verdict_prompt(query, document, temporal_focus.get(query_id))
+            prompt = (
+                graded_prompt(query, document)
+                if graded
+                else verdict_prompt(query, document, temporal_focus.get(query_id))
+            )
             where = f"judging doc {doc_id!r} for query {query_id!r} (model {self.model})"
             attempts = 0
 
@@ -143,8 +161,14 @@ class AnthropicJudge:
                 judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
             except JudgeError as error:
                 self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
-                if self.cassette is not None and not self.cassette.recording and isinstance(error, NoValidAnswer):
-                    error = type(error)(f"{error} (replayed from {self.cassette.path}; re-record with: {self.cassette.command})")
+                if (
+                    self.cassette is not None
+                    and not self.cassette.recording
+                    and isinstance(error, NoValidAnswer)
+                ):
+                    error = type(error)(
+                        f"{error} (replayed from {self.cassette.path}; re-record with: {self.cassette.command})"
+                    )
                 if str(error).startswith(where):
                     raise error from None
                 raise type(error)(f"{where}: {error}") from error
@@ -198,7 +222,11 @@ class AnthropicJudge:
         return reply
 
     async def _request(self, prompt: str, fresh: bool = False) -> str:
-        body = {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": prompt}], "model": self.model}
+        body = {
+            "max_tokens": MAX_TOKENS,
+            "messages": [{"role": "user", "content": prompt}],
+            "model": self.model,
+        }
         if self.cassette is not None and not (fresh and self.cassette.recording):
             stored = self.cassette.answer(body)
             if stored is not None:
@@ -229,7 +257,11 @@ class AnthropicJudge:
         self.stats.input_tokens += usage.get("input_tokens", 0) or 0
         self.stats.output_tokens += usage.get("output_tokens", 0) or 0
         content = message.get("content")
-        return "".join(block.get("text", "") for block in content if isinstance(block, dict)) if isinstance(content, list) else ""
+        return (
+            "".join(block.get("text", "") for block in content if isinstance(block, dict))
+            if isinstance(content, list)
+            else ""
+        )
 
     def _run(self, coroutine: Any) -> Any:
         """Run a coroutine from synchronous code, closing the client made for its event loop (an
@@ -240,7 +272,9 @@ class AnthropicJudge:
             pass
         else:
             coroutine.close()
-            raise JudgeError("a synchronous judge call was made inside a running event loop; use the async method")
+            raise JudgeError(
+                "a synchronous judge call was made inside a running event loop; use the async method"
+            )
 
         async def main() -> Any:
             try:
@@ -260,8 +294,12 @@ class AnthropicJudge:
         if loop not in self._clients:
             import anthropic
 
-            options = {key: value for key, value in self._client_options.items() if value is not None}
+            options = {
+                key: value for key, value in self._client_options.items() if value is not None
+            }
             if "api_key" not in options and not os.environ.get("ANTHROPIC_API_KEY"):
-                raise JudgeError("the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to record judgments")
+                raise JudgeError(
+                    "the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to record judgments"
+                )
             self._clients[loop] = anthropic.AsyncAnthropic(**options)
         return self._clients[loop]

@@ -62,7 +62,11 @@ __all__ = [
 
 TEMPORAL_MODES = ("focus_time", "gold", "llm")
 # Why a query with nothing relevant (IDCG 0, or no relevant document for R/AP) is left out, per mode.
-NO_RELEVANT_REASON = {"gold": NO_RELEVANT_JUDGED, "focus_time": NO_OVERLAP, "llm": NOTHING_JUDGED_RELEVANT}
+NO_RELEVANT_REASON = {
+    "gold": NO_RELEVANT_JUDGED,
+    "focus_time": NO_OVERLAP,
+    "llm": NOTHING_JUDGED_RELEVANT,
+}
 GAINS = ("linear", "exponential")
 RunLike = Run | Mapping[str, Any] | str | Path
 GoldLike = GoldSet | str | Path
@@ -98,38 +102,70 @@ def temporal_precision(
 ) -> MetricResult:
     """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard > threshold if > 0)."""
     run, gold, k = _inputs(run, gold, k)
-    judged = _judge(run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True)
-    return _result("temporal_precision", judged, run, gold, k, mode, kernels.precision(judged.relevant, k), binary=True)
+    judged = _judge(
+        run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True
+    )
+    return _result(
+        "temporal_precision",
+        judged,
+        run,
+        gold,
+        k,
+        mode,
+        kernels.precision(judged.relevant, k),
+        binary=True,
+    )
 
 
 def temporal_recall(
-    run: RunLike, gold: GoldLike, k: int | None = None, mode: str = "focus_time", threshold: float = 0.0, strict: bool = False
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    mode: str = "focus_time",
+    threshold: float = 0.0,
+    strict: bool = False,
 ) -> MetricResult:
     """Temporal R@k: temporally relevant documents in the top k / all known temporally relevant documents."""
     run, gold, k = _inputs(run, gold, k)
     judged = _judge(run, gold, k, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.recall(judged.relevant, judged.n_relevant, k)
-    return _result("temporal_recall", judged, run, gold, k, mode, scores, binary=True, needs_relevant=True)
+    return _result(
+        "temporal_recall", judged, run, gold, k, mode, scores, binary=True, needs_relevant=True
+    )
 
 
 def temporal_mrr(
-    run: RunLike, gold: GoldLike, k: int | None = None, mode: str = "focus_time", threshold: float = 0.0, strict: bool = False
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    mode: str = "focus_time",
+    threshold: float = 0.0,
+    strict: bool = False,
 ) -> MetricResult:
     """Reciprocal rank of the first temporally relevant document (whole ranking unless k is given)."""
     run, gold, depth = _inputs(run, gold, k, cutoff=False)
     judged = _judge(run, gold, depth, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.reciprocal_rank(judged.relevant, k)
-    return _result("temporal_mrr", judged, run, gold, k, mode, scores, binary=True, needs_relevant=True)
+    return _result(
+        "temporal_mrr", judged, run, gold, k, mode, scores, binary=True, needs_relevant=True
+    )
 
 
 def temporal_map(
-    run: RunLike, gold: GoldLike, k: int | None = None, mode: str = "focus_time", threshold: float = 0.0, strict: bool = False
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    mode: str = "focus_time",
+    threshold: float = 0.0,
+    strict: bool = False,
 ) -> MetricResult:
     """Average precision over temporally relevant documents (whole ranking unless k is given)."""
     run, gold, depth = _inputs(run, gold, k, cutoff=False)
     judged = _judge(run, gold, depth, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.average_precision(judged.relevant, judged.n_relevant, k)
-    return _result("temporal_map", judged, run, gold, k, mode, scores, binary=True, needs_relevant=True)
+    return _result(
+        "temporal_map", judged, run, gold, k, mode, scores, binary=True, needs_relevant=True
+    )
 
 
 # -- gold-judgment metrics (trec_eval semantics) ----------------------------------------------------
@@ -146,7 +182,16 @@ def precision(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResul
     """P@k (grade >= 1 is relevant); equals trec_eval's ``P.k``."""
     run, gold, k = _inputs(run, gold, k)
     judged = judge_gold(run, gold, k, need_ideal=False)
-    return _result("precision", judged, run, gold, k, "gold", kernels.precision(judged.relevant, k), binary=True)
+    return _result(
+        "precision",
+        judged,
+        run,
+        gold,
+        k,
+        "gold",
+        kernels.precision(judged.relevant, k),
+        binary=True,
+    )
 
 
 def recall(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
@@ -161,7 +206,16 @@ def mrr(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
     run, gold, depth = _inputs(run, gold, k, cutoff=False)
     judged = judge_gold(run, gold, depth, need_ideal=False)
-    return _result("mrr", judged, run, gold, k, "gold", kernels.reciprocal_rank(judged.relevant, k), binary=True)
+    return _result(
+        "mrr",
+        judged,
+        run,
+        gold,
+        k,
+        "gold",
+        kernels.reciprocal_rank(judged.relevant, k),
+        binary=True,
+    )
 
 
 def average_precision(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
@@ -182,7 +236,9 @@ def _checked(metric: Callable[..., MetricResult]) -> Callable[..., MetricResult]
         return metric(*args, **kwargs).checked()
 
     checked.__name__ = f"assert_{metric.__name__}"
-    checked.__doc__ = f"``{metric.__name__}`` whose comparisons raise AssertionError when they fail."
+    checked.__doc__ = (
+        f"``{metric.__name__}`` whose comparisons raise AssertionError when they fail."
+    )
     return checked
 
 
@@ -213,7 +269,9 @@ def _inputs(run: RunLike, gold: GoldLike, k: Any, cutoff: bool = True) -> tuple[
         if isinstance(gold, (str, Path)):
             gold = GoldSet.load(gold)
         else:
-            raise MetricError(f"gold must be a GoldSet or the path of one, got {type(gold).__name__}")
+            raise MetricError(
+                f"gold must be a GoldSet or the path of one, got {type(gold).__name__}"
+            )
     if not isinstance(run, Run):
         run = Run.load(run) if isinstance(run, (str, Path)) else Run(run)
     if cutoff:
@@ -229,8 +287,15 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 
 def _judge(
-    run: Run, gold: GoldSet, depth: int, mode: str, judge: Any, threshold: float = 0.0, strict: bool = False,
-    modes: tuple[str, ...] = TEMPORAL_MODES, binary: bool = False,
+    run: Run,
+    gold: GoldSet,
+    depth: int,
+    mode: str,
+    judge: Any,
+    threshold: float = 0.0,
+    strict: bool = False,
+    modes: tuple[str, ...] = TEMPORAL_MODES,
+    binary: bool = False,
 ) -> Judged:
     """Relevance for the chosen mode. ``binary`` metrics (precision) need no ideal ranking, and in
     LLM mode ask for the binary verdict instead of the 0-4 grade."""
@@ -244,7 +309,9 @@ def _judge(
     return judge_focus_time(run, gold, depth, threshold, strict, pool=not binary)
 
 
-def _ndcg_result(name: str, judged: Judged, run: Run, gold: GoldSet, k: int, mode: str, gain: str) -> MetricResult:
+def _ndcg_result(
+    name: str, judged: Judged, run: Run, gold: GoldSet, k: int, mode: str, gain: str
+) -> MetricResult:
     gains = kernels.gain_values(judged.relevance, gain)
     ideal = kernels.gain_values(judged.ideal, gain)
     scores, no_ideal = kernels.ndcg(gains, ideal, k)
@@ -256,8 +323,15 @@ def _ndcg_result(name: str, judged: Judged, run: Run, gold: GoldSet, k: int, mod
 
 
 def _result(
-    name: str, judged: Judged, run: Run, gold: GoldSet, k: int | None, mode: str, scores: np.ndarray,
-    binary: bool, needs_relevant: bool = False,
+    name: str,
+    judged: Judged,
+    run: Run,
+    gold: GoldSet,
+    k: int | None,
+    mode: str,
+    scores: np.ndarray,
+    binary: bool,
+    needs_relevant: bool = False,
 ) -> MetricResult:
     excluded = dict(judged.excluded)
     if needs_relevant or mode == "gold":
@@ -268,8 +342,15 @@ def _result(
 
 
 def _package(
-    name: str, judged: Judged, run: Run, gold: GoldSet, k: int | None, mode: str, scores: np.ndarray,
-    excluded: dict[int, str], binary: bool,
+    name: str,
+    judged: Judged,
+    run: Run,
+    gold: GoldSet,
+    k: int | None,
+    mode: str,
+    scores: np.ndarray,
+    excluded: dict[int, str],
+    binary: bool,
 ) -> MetricResult:
     ids = judged.query_ids
     counted = np.ones(len(ids), dtype=bool)
@@ -283,10 +364,21 @@ def _package(
     if judged.judge_model is not None:
         extra["judge_model"] = judged.judge_model
     explain = _explainer(judged, run, gold, k, mode, binary)
-    return MetricResult(name, k, mode, per_query, {ids[i]: r for i, r in sorted(excluded.items())}, explain, extra, gold)
+    return MetricResult(
+        name,
+        k,
+        mode,
+        per_query,
+        {ids[i]: r for i, r in sorted(excluded.items())},
+        explain,
+        extra,
+        gold,
+    )
 
 
-def _explainer(judged: Judged, run: Run, gold: GoldSet, k: int | None, mode: str, binary: bool) -> Callable[[str], QueryExplanation]:
+def _explainer(
+    judged: Judged, run: Run, gold: GoldSet, k: int | None, mode: str, binary: bool
+) -> Callable[[str], QueryExplanation]:
     shown = k or 10
 
     def explain(query_id: str) -> QueryExplanation:
@@ -298,7 +390,14 @@ def _explainer(judged: Judged, run: Run, gold: GoldSet, k: int | None, mode: str
                 break
             doc = decode_ids(run.table.doc_ids[row : row + 1])[0]
             value = judged.relevance[position, rank] if judged.judged[position, rank] else None
-            retrieved.append((doc, (1.0 if judged.relevant[position, rank] else 0.0) if binary and value is not None else value))
+            retrieved.append(
+                (
+                    doc,
+                    (1.0 if judged.relevant[position, rank] else 0.0)
+                    if binary and value is not None
+                    else value,
+                )
+            )
         ideal = _ideal_documents(gold, position, shown, mode)
         note = "not in the run: scored as an empty ranking" if judged.missing[position] else ""
         return QueryExplanation(query_id, retrieved, ideal, note)
@@ -318,7 +417,9 @@ def _ideal_documents(gold: GoldSet, position: int, n: int, mode: str) -> list[tu
     if code < 0 or not has_time.any():
         return []
     codes = index.doc_code[has_time]
-    similarity = jaccard(index.bits[code][None, :], index.sizes[code], index.bits[codes], index.sizes[codes])
+    similarity = jaccard(
+        index.bits[code][None, :], index.sizes[code], index.bits[codes], index.sizes[codes]
+    )
     docs = [doc for doc, keep in zip(index.doc_ids, has_time.tolist()) if keep]
     ranked = sorted((-value, doc) for value, doc in zip(similarity.tolist(), docs) if value > 0)
     return [(doc, GRADE_SCALE * -value) for value, doc in ranked[:n]]

@@ -39,9 +39,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="LLM-judge cassettes: 'none' replays only (default); once/new_episodes/all record as vcrpy does.",
     )
     group.addoption(
-        "--tempoeval-update-baseline", action="store_true", help="Write regression baselines instead of checking them."
+        "--tempoeval-update-baseline",
+        action="store_true",
+        help="Write regression baselines instead of checking them.",
     )
-    group.addoption("--tempoeval-report", metavar="PATH", help="Write every metric check as JSON to PATH.")
+    group.addoption(
+        "--tempoeval-report", metavar="PATH", help="Write every metric check as JSON to PATH."
+    )
     group.addoption(
         "--tempoeval-markdown",
         metavar="PATH",
@@ -52,21 +56,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="Write a self-contained HTML report to PATH: per-query charts against the baselines, worst queries.",
     )
-    parser.addini("tempoeval_gold", "Default gold set for the tempoeval_gold fixture (path from rootdir).")
-    parser.addini("tempoeval_cassette_dir", "Directory of LLM-judge cassettes.", default="fixtures/cassettes")
+    parser.addini(
+        "tempoeval_gold", "Default gold set for the tempoeval_gold fixture (path from rootdir)."
+    )
+    parser.addini(
+        "tempoeval_cassette_dir", "Directory of LLM-judge cassettes.", default="fixtures/cassettes"
+    )
     parser.addini(
         "tempoeval_cassette_serializer",
         "Cassette format: yaml (default, pytest-recording's) or json (replays ~2.5x faster: big suites).",
         default="yaml",
     )
-    parser.addini("tempoeval_baseline_dir", "Directory of regression baselines.", default="fixtures/baselines")
-    parser.addini("tempoeval_judge_model", "Anthropic model of the LLM judge (default: the plugin's).")
-    parser.addini("tempoeval_max_drop", "Largest drop of a metric mean a baseline check tolerates.", default="0.0")
+    parser.addini(
+        "tempoeval_baseline_dir", "Directory of regression baselines.", default="fixtures/baselines"
+    )
+    parser.addini(
+        "tempoeval_judge_model", "Anthropic model of the LLM judge (default: the plugin's)."
+    )
+    parser.addini(
+        "tempoeval_max_drop",
+        "Largest drop of a metric mean a baseline check tolerates.",
+        default="0.0",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture loads (path from rootdir)."
+        "markers",
+        "tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture loads (path from rootdir).",
     )
     config.stash[SESSION] = TempoEvalSession()
     config.pluginmanager.register(_PassedTests(config.stash[SESSION]), "tempoeval-passed-tests")
@@ -97,7 +114,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     state = session.config.stash[SESSION]
     for item in session.items:
-        state.selected_baselines.add(baseline_path(directory, item).relative_to(directory).as_posix())
+        state.selected_baselines.add(
+            baseline_path(directory, item).relative_to(directory).as_posix()
+        )
     for arg in session.config.args:  # node ids select part of a module
         if "::" in arg:
             state.partial_modules.add(Path(arg.split("::", 1)[0]).stem)
@@ -126,7 +145,9 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             item.user_properties.append((f"tempoeval:{row.metric}", _junit_value(row)))
 
 
-def pytest_assertrepr_compare(config: pytest.Config, op: str, left: Any, right: Any) -> list[str] | None:
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: Any, right: Any
+) -> list[str] | None:
     if "pytest_tempoeval.result" not in sys.modules:  # no metric result exists: nothing to explain
         return None
     from .assertion import assertrepr_compare
@@ -190,7 +211,10 @@ def _unused_baselines(config: pytest.Config) -> list[str]:
     if not state.selected_baselines or not state.complete:  # a partial run proves nothing unused
         return []
     directory = _baseline_dir(config)
-    return [f"{Path(config.getini('tempoeval_baseline_dir')).as_posix()}/{name}" for name in state.unused_baselines(directory)]
+    return [
+        f"{Path(config.getini('tempoeval_baseline_dir')).as_posix()}/{name}"
+        for name in state.unused_baselines(directory)
+    ]
 
 
 class _PassedTests:
@@ -246,7 +270,9 @@ def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
         except TempoEvalError as error:
             problem = str(error)  # failed outside the handler: no "during handling..." chain
         if problem is not None:
-            pytest.fail(f"{request.node.nodeid}: cannot use gold set {path}:\n{problem}", pytrace=False)
+            pytest.fail(
+                f"{request.node.nodeid}: cannot use gold set {path}:\n{problem}", pytrace=False
+            )
     return state.gold_sets[key]
 
 
@@ -265,8 +291,12 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
     mode = config.getoption("tempoeval_record_mode")
     serializer = config.getini("tempoeval_cassette_serializer")
     if serializer not in ("yaml", "json"):
-        raise pytest.UsageError(f"tempoeval_cassette_serializer must be yaml or json, got {serializer!r}")
-    path = cassette_path(config.rootpath / config.getini("tempoeval_cassette_dir"), request.node, serializer)
+        raise pytest.UsageError(
+            f"tempoeval_cassette_serializer must be yaml or json, got {serializer!r}"
+        )
+    path = cassette_path(
+        config.rootpath / config.getini("tempoeval_cassette_dir"), request.node, serializer
+    )
     try:
         cassette = JudgeCassette(path, mode, rerecord_command(request.node, path.is_file()))
     except JudgeCassetteError as error:
@@ -304,7 +334,9 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
     except ValueError:
         default_drop = math.nan
     if not (math.isfinite(default_drop) and default_drop >= 0):  # inf would switch the gate off
-        raise pytest.UsageError(f"ini tempoeval_max_drop must be a finite number >= 0, got {max_drop!r}")
+        raise pytest.UsageError(
+            f"ini tempoeval_max_drop must be a finite number >= 0, got {max_drop!r}"
+        )
 
     def report(result: Any, comparison: Any) -> None:
         record(
@@ -322,14 +354,23 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
 
     directory = _baseline_dir(config)
     store = BaselineStore.for_test(
-        directory, request.node, config.getoption("tempoeval_update_baseline"), max_drop=default_drop, on_check=report
+        directory,
+        request.node,
+        config.getoption("tempoeval_update_baseline"),
+        max_drop=default_drop,
+        on_check=report,
     )
     yield store
     if store.checked:
         state.checked_baselines.add(store.path.relative_to(directory).as_posix())
     if request.node.stash.get(CALL_FAILED, False):
         if store.update and store.checked:  # a half-run test must not shrink the file
-            warnings.warn(pytest.PytestWarning(f"{request.node.nodeid}: baseline not written, the test failed"), stacklevel=1)
+            warnings.warn(
+                pytest.PytestWarning(
+                    f"{request.node.nodeid}: baseline not written, the test failed"
+                ),
+                stacklevel=1,
+            )
         return
     store.finish()
 
@@ -362,12 +403,19 @@ def _progress_line(config: pytest.Config) -> Any:
 
 def _resolve(path: Path, request: pytest.FixtureRequest) -> Path:
     """Relative paths are read from the rootdir, then from the test file's directory."""
-    candidates = [path] if path.is_absolute() else [request.config.rootpath / path, request.path.parent / path]
+    candidates = (
+        [path]
+        if path.is_absolute()
+        else [request.config.rootpath / path, request.path.parent / path]
+    )
     for candidate in candidates:
         if candidate.is_file():
             return candidate
     tried = ", ".join(str(candidate) for candidate in candidates)
-    pytest.fail(f"{request.node.nodeid}: tempoeval gold set {str(path)!r} not found (looked at {tried})", pytrace=False)
+    pytest.fail(
+        f"{request.node.nodeid}: tempoeval gold set {str(path)!r} not found (looked at {tried})",
+        pytrace=False,
+    )
 
 
 def _junit_value(row: Any) -> str:

@@ -60,4 +60,6 @@ def graded_prompt(query: str, document: str) -> str:
 
 
 def verdict_prompt(query: str, document: str, temporal_focus: str | None) -> str:
-    return BINARY_VERDICT_PROMPT.format(query=query, document=document, temporal_focus=temporal_focus or "specific_time")
+    return BINARY_VERDICT_PROMPT.format(
+        query=query, document=document, temporal_focus=temporal_focus or "specific_time"
+    )

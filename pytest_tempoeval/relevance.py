@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from .goldset import GoldSet
     from .run import Run
 
-GRADE_SCALE = 4.0  # focus-time relevance is Jaccard scaled to [0, 4], like the LLM judge's 0-4 grades
+GRADE_SCALE = (
+    4.0  # focus-time relevance is Jaccard scaled to [0, 4], like the LLM judge's 0-4 grades
+)
 NO_FOCUS_TIME = "no focus time (none given, none found in its text)"
 NO_RELEVANT_JUDGED = "no relevant document judged"
 NO_OVERLAP = "no known document overlaps its focus time"
@@ -96,7 +98,9 @@ def ranked_rows(run: Run, alignment: Alignment, depth: int) -> np.ndarray:
 # -- gold mode --------------------------------------------------------------------------------------
 
 
-def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1, need_ideal: bool = True) -> Judged:
+def judge_gold(
+    run: Run, gold: GoldSet, depth: int, relevance_level: int = 1, need_ideal: bool = True
+) -> Judged:
     """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant)."""
     alignment = align(run, gold)
     rows = ranked_rows(run, alignment, depth)
@@ -110,12 +114,25 @@ def judge_gold(run: Run, gold: GoldSet, depth: int, relevance_level: int = 1, ne
         relevance[valid] = np.where(found >= 0, grades[np.maximum(found, 0)], 0)
     judged[valid] = found >= 0
     # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
-    ideal = _top_grades_per_group(grades, judgments.offsets, depth) if need_ideal else np.zeros((rows.shape[0], 0))
-    n_relevant = np.bincount(judgments.group_of_rows(), weights=grades >= relevance_level, minlength=len(judgments.keys))
+    ideal = (
+        _top_grades_per_group(grades, judgments.offsets, depth)
+        if need_ideal
+        else np.zeros((rows.shape[0], 0))
+    )
+    n_relevant = np.bincount(
+        judgments.group_of_rows(), weights=grades >= relevance_level, minlength=len(judgments.keys)
+    )
     n_relevant = n_relevant.astype(np.int64)
     excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
     return Judged(
-        judgments.keys, rows, relevance, judged, relevance >= relevance_level, ideal, n_relevant, excluded,
+        judgments.keys,
+        rows,
+        relevance,
+        judged,
+        relevance >= relevance_level,
+        ideal,
+        n_relevant,
+        excluded,
         alignment.run_of_gold < 0,
     )
 
@@ -139,19 +156,28 @@ def _judgment_of_rows(run: Run, gold: GoldSet, alignment: Alignment) -> np.ndarr
     if comparisons <= 64 * max(1, table.doc_ids.size):
         starts = judgments.offsets[np.maximum(gold_of_run, 0)]
         right_offsets = np.stack((starts, starts + judged_lengths), axis=1).ravel()
-        found = _match_ragged(table.offsets, run._doc_words, right_offsets, id_words(judgments.doc_ids))
+        found = _match_ragged(
+            table.offsets, run._doc_words, right_offsets, id_words(judgments.doc_ids)
+        )
     else:
         found = gold.judgment_index.find(run._doc_words, np.repeat(gold_of_run, table.lengths))
     run._cache[key] = (gold, found)
     return found
 
 
-def _match_ragged(left_offsets: np.ndarray, left_words: np.ndarray, right_bounds: np.ndarray, right_words: np.ndarray) -> np.ndarray:
+def _match_ragged(
+    left_offsets: np.ndarray,
+    left_words: np.ndarray,
+    right_bounds: np.ndarray,
+    right_words: np.ndarray,
+) -> np.ndarray:
     """:func:`match_within_groups` where right groups are (start, end) pairs into one table."""
     starts, ends = right_bounds[0::2], right_bounds[1::2]
     lengths = ends - starts
     # Gather each group's judgments into group order so offsets are contiguous.
-    order = np.repeat(starts, lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    order = np.repeat(starts, lengths) + (
+        np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    )
     if order.size == 0:
         return np.full(left_words.shape[0], -1, dtype=np.int64)
     offsets = np.concatenate(([0], np.cumsum(lengths)))
@@ -210,24 +236,36 @@ def _build_focus_index(gold: GoldSet) -> FocusIndex:
     # Interned by the years' frozenset (hash cached, compared in C), with C-level loops: 100,000
     # document focus times take milliseconds.
     no_time = frozenset()
-    query_years = [no_time if q.focus_time is None else q.focus_time.years for q in gold.queries.values()]
-    doc_years = [no_time if d.focus_time is None else d.focus_time.years for d in gold.documents.values()]
+    query_years = [
+        no_time if q.focus_time is None else q.focus_time.years for q in gold.queries.values()
+    ]
+    doc_years = [
+        no_time if d.focus_time is None else d.focus_time.years for d in gold.documents.values()
+    ]
     distinct = dict.fromkeys(query_years + doc_years)
     distinct.pop(no_time, None)
     code_of = {years: code for code, years in enumerate(distinct)}
     code_of[no_time] = -1
     universe = [FocusTime.from_years(years) for years in distinct]
-    query_code = np.fromiter(map(code_of.__getitem__, query_years), dtype=np.int64, count=len(query_years))
-    doc_code = np.fromiter(map(code_of.__getitem__, doc_years), dtype=np.int64, count=len(doc_years))
+    query_code = np.fromiter(
+        map(code_of.__getitem__, query_years), dtype=np.int64, count=len(query_years)
+    )
+    doc_code = np.fromiter(
+        map(code_of.__getitem__, doc_years), dtype=np.int64, count=len(doc_years)
+    )
     doc_ids = list(gold.documents)
     bits, first_year = year_bitsets(universe)
     sizes = np.array([len(ft) for ft in universe], dtype=np.int64)
     counts = np.bincount(doc_code[doc_code >= 0], minlength=len(universe))
     index = HashIndex(id_words(encode_ids(doc_ids))) if doc_ids else None
-    return FocusIndex(universe, bits, first_year, sizes, query_code, doc_code, doc_ids, counts, index)
+    return FocusIndex(
+        universe, bits, first_year, sizes, query_code, doc_code, doc_ids, counts, index
+    )
 
 
-def year_bitsets(focus_times: list[FocusTime], first_year: int | None = None, n_words: int | None = None) -> tuple[np.ndarray, int]:
+def year_bitsets(
+    focus_times: list[FocusTime], first_year: int | None = None, n_words: int | None = None
+) -> tuple[np.ndarray, int]:
     """[n, words] uint64 bitsets: bit ``y - first_year`` is set when year y is in the focus time."""
     years = [year for ft in focus_times for year in ft.years]
     if first_year is None:
@@ -238,11 +276,17 @@ def year_bitsets(focus_times: list[FocusTime], first_year: int | None = None, n_
     if years:
         owner = np.repeat(np.arange(len(focus_times)), [len(ft) for ft in focus_times])
         offset = np.array(years, dtype=np.int64) - first_year
-        np.bitwise_or.at(bits, (owner, offset // 64), np.left_shift(np.uint64(1), (offset % 64).astype(np.uint64)))
+        np.bitwise_or.at(
+            bits,
+            (owner, offset // 64),
+            np.left_shift(np.uint64(1), (offset % 64).astype(np.uint64)),
+        )
     return bits, first_year
 
 
-def jaccard(bits_a: np.ndarray, sizes_a: np.ndarray, bits_b: np.ndarray, sizes_b: np.ndarray) -> np.ndarray:
+def jaccard(
+    bits_a: np.ndarray, sizes_a: np.ndarray, bits_b: np.ndarray, sizes_b: np.ndarray
+) -> np.ndarray:
     """Elementwise |A∩B| / |A∪B| of bitset rows (0 when both are empty)."""
     overlap = np.bitwise_count(bits_a & bits_b).sum(axis=-1, dtype=np.int64)
     union = sizes_a + sizes_b - overlap
@@ -251,7 +295,12 @@ def jaccard(bits_a: np.ndarray, sizes_a: np.ndarray, bits_b: np.ndarray, sizes_b
 
 
 def judge_focus_time(
-    run: Run, gold: GoldSet, depth: int, threshold: float = 0.0, strict: bool = False, pool: bool = True
+    run: Run,
+    gold: GoldSet,
+    depth: int,
+    threshold: float = 0.0,
+    strict: bool = False,
+    pool: bool = True,
 ) -> Judged:
     """Relevance = 4 x Jaccard(QFT, DFT); relevant = any overlap (or Jaccard > threshold)."""
     index = focus_index(gold)
@@ -273,10 +322,14 @@ def judge_focus_time(
     known = (codes >= 0) & (query_codes >= 0)
     doc_codes, query_codes = np.maximum(codes, 0), np.maximum(query_codes, 0)
     table = _similarity_table(gold, index) if not extra_sizes.size else None
-    if table is not None:  # one gather; code -1 (unknown) reads the table's all-zero last row/column
+    if (
+        table is not None
+    ):  # one gather; code -1 (unknown) reads the table's all-zero last row/column
         similarity = table[index.query_code[:, None], codes]
     elif all_sizes.size:
-        similarity = jaccard(all_bits[query_codes], all_sizes[query_codes], all_bits[doc_codes], all_sizes[doc_codes])
+        similarity = jaccard(
+            all_bits[query_codes], all_sizes[query_codes], all_bits[doc_codes], all_sizes[doc_codes]
+        )
         similarity[~known] = 0.0
     else:  # no focus time anywhere in the gold set or the run
         similarity = np.zeros(rows.shape)
@@ -300,7 +353,15 @@ def judge_focus_time(
     for position in np.flatnonzero(index.query_code < 0):
         excluded[int(position)] = NO_FOCUS_TIME
     return Judged(
-        gold.query_ids, rows, relevance, judged, relevant, ideal, n_relevant, excluded, alignment.run_of_gold < 0
+        gold.query_ids,
+        rows,
+        relevance,
+        judged,
+        relevant,
+        ideal,
+        n_relevant,
+        excluded,
+        alignment.run_of_gold < 0,
     )
 
 
@@ -316,16 +377,27 @@ def _similarity_table(gold: GoldSet, index: FocusIndex) -> np.ndarray | None:
     table = gold.__dict__.get("_similarity_table")
     if table is None:
         table = np.zeros((size + 1, size + 1))
-        table[:size, :size] = jaccard(index.bits[:, None, :], index.sizes[:, None], index.bits[None, :, :], index.sizes[None, :])
+        table[:size, :size] = jaccard(
+            index.bits[:, None, :],
+            index.sizes[:, None],
+            index.bits[None, :, :],
+            index.sizes[None, :],
+        )
         gold.__dict__["_similarity_table"] = table
     return table
 
 
 def _fit(bits: np.ndarray, index: FocusIndex) -> np.ndarray:
-    return bits if bits.shape[1] == index.bits.shape[1] else np.zeros((0, index.bits.shape[1]), dtype=np.uint64)
+    return (
+        bits
+        if bits.shape[1] == index.bits.shape[1]
+        else np.zeros((0, index.bits.shape[1]), dtype=np.uint64)
+    )
 
 
-def _retrieved_codes(run: Run, gold: GoldSet, index: FocusIndex, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _retrieved_codes(
+    run: Run, gold: GoldSet, index: FocusIndex, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Universe code of each retrieved row's focus time (-1: unknown).
 
     Gold documents come first; a document the gold set lacks gets the focus time of its text in the
@@ -370,7 +442,10 @@ def _extra_bits(extras: list[FocusTime], index: FocusIndex) -> np.ndarray:
     if not extras:
         return np.zeros((0, index.bits.shape[1]), dtype=np.uint64)
     # Years outside the gold set's span cannot overlap anything in it but still count in the union.
-    inside = [FocusTime(y for y in ft.years if 0 <= y - index.first_year < 64 * index.bits.shape[1]) for ft in extras]
+    inside = [
+        FocusTime(y for y in ft.years if 0 <= y - index.first_year < 64 * index.bits.shape[1])
+        for ft in extras
+    ]
     bits, _ = year_bitsets(inside, index.first_year, index.bits.shape[1])
     return bits
 
@@ -385,14 +460,19 @@ def _focus_pool(index: FocusIndex, depth: int, threshold: float) -> tuple[np.nda
     ideal = np.zeros((n_queries, depth))
     n_relevant = np.zeros(n_queries, dtype=np.int64)
     used = np.flatnonzero(index.code_counts > 0)
-    query_codes = np.flatnonzero(np.bincount(index.query_code[index.query_code >= 0], minlength=len(index.universe)))
+    query_codes = np.flatnonzero(
+        np.bincount(index.query_code[index.query_code >= 0], minlength=len(index.universe))
+    )
     if used.size == 0 or query_codes.size == 0:
         return ideal, n_relevant
     chunk = max(1, (1 << 22) // used.size)
     for start in range(0, query_codes.size, chunk):
         codes = query_codes[start : start + chunk]
         similarity = jaccard(
-            index.bits[codes][:, None, :], index.sizes[codes][:, None], index.bits[used][None, :, :], index.sizes[used][None, :]
+            index.bits[codes][:, None, :],
+            index.sizes[codes][:, None],
+            index.bits[used][None, :, :],
+            index.sizes[used][None, :],
         )
         counts = index.code_counts[used]
         relevant = (similarity > threshold) if threshold > 0 else (similarity > 0)
@@ -405,7 +485,9 @@ def _focus_pool(index: FocusIndex, depth: int, threshold: float) -> tuple[np.nda
     return ideal, n_relevant
 
 
-def _cached_pool(gold: GoldSet, index: FocusIndex, depth: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+def _cached_pool(
+    gold: GoldSet, index: FocusIndex, depth: int, threshold: float
+) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_focus_pool`, computed once per gold set, depth and threshold."""
     pools = gold.__dict__.setdefault("_focus_pools", {})
     key = (depth, threshold)
@@ -430,7 +512,11 @@ def _top_with_counts(values: np.ndarray, counts: np.ndarray, depth: int) -> np.n
 
 
 def _add_retrieved_to_pool(
-    ideal: np.ndarray, n_relevant: np.ndarray, codes: np.ndarray, index: FocusIndex, relevance: np.ndarray,
+    ideal: np.ndarray,
+    n_relevant: np.ndarray,
+    codes: np.ndarray,
+    index: FocusIndex,
+    relevance: np.ndarray,
     relevant: np.ndarray,
 ) -> None:
     """Retrieved documents outside the gold set but with a focus time (from their text) join the pool."""
@@ -448,7 +534,9 @@ NO_QUERY_TEXT = "no query text for the judge"
 NOTHING_JUDGED_RELEVANT = "no retrieved document was judged relevant"
 
 
-def judge_llm(run: Run, gold: GoldSet, depth: int, judge: Any, graded: bool, strict: bool = False) -> Judged:
+def judge_llm(
+    run: Run, gold: GoldSet, depth: int, judge: Any, graded: bool, strict: bool = False
+) -> Judged:
     """Relevance from an LLM judge: grade 0-4 (graded) or verdict 0/1, for the top ``depth`` documents.
 
     The ideal ranking is the judged retrieved documents re-sorted: only they have a known grade.
@@ -473,12 +561,18 @@ def judge_llm(run: Run, gold: GoldSet, depth: int, judge: Any, graded: bool, str
             text = run.texts.get(doc) or (documents[doc].text if doc in documents else None)
             if text is None:
                 if strict:
-                    raise MetricError(f"doc {doc!r} (query {query.id!r}, rank {rank + 1}) has no text to judge (strict=True)")
+                    raise MetricError(
+                        f"doc {doc!r} (query {query.id!r}, rank {rank + 1}) has no text to judge (strict=True)"
+                    )
                 continue
             items.append((query.id, query.text, doc, text))
             positions.append((position, rank))
-    judgments = judge.grade_all(items) if graded else judge.verdict_all(
-        items, {query.id: query.temporal_focus for query in gold.queries.values()}
+    judgments = (
+        judge.grade_all(items)
+        if graded
+        else judge.verdict_all(
+            items, {query.id: query.temporal_focus for query in gold.queries.values()}
+        )
     )
     relevance = np.zeros(rows.shape)
     judged = np.zeros(rows.shape, dtype=bool)
@@ -488,6 +582,14 @@ def judge_llm(run: Run, gold: GoldSet, depth: int, judge: Any, graded: bool, str
     ideal = -np.sort(-relevance, axis=1)
     n_relevant = (relevance >= 1).sum(axis=1)
     return Judged(
-        gold.query_ids, rows, relevance, judged, relevance >= 1, ideal, n_relevant, excluded, alignment.run_of_gold < 0,
+        gold.query_ids,
+        rows,
+        relevance,
+        judged,
+        relevance >= 1,
+        ideal,
+        n_relevant,
+        excluded,
+        alignment.run_of_gold < 0,
         getattr(judge, "model", None),
     )

@@ -51,8 +51,15 @@ def _read_int(data: dict[str, Any], key: str, low: int, high: int) -> int:
     if key not in data:
         raise InvalidReply(f"no {key!r} field")
     value = data[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value != int(value):
-        raise InvalidReply(f"{key} {value!r} is not an integer")  # NaN and Infinity too (json reads them)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value != int(value)
+    ):
+        raise InvalidReply(
+            f"{key} {value!r} is not an integer"
+        )  # NaN and Infinity too (json reads them)
     if not low <= value <= high:
         raise InvalidReply(f"{key} {value!r} is outside {low}..{high}")
     return int(value)
@@ -73,4 +80,6 @@ async def ask_strictly(
             return read(reply)
         except InvalidReply as error:
             problem = str(error)
-    raise NoValidAnswer(f"{where}: the judge gave no valid answer in {attempts} tries ({problem}); raw reply: {reply!r}")
+    raise NoValidAnswer(
+        f"{where}: the judge gave no valid answer in {attempts} tries ({problem}); raw reply: {reply!r}"
+    )

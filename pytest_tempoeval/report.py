@@ -6,7 +6,19 @@ from collections.abc import Sequence
 
 from .session import CheckRow
 
-COLUMNS = ("test", "metric", "mode", "queries", "score", "threshold", "baseline", "delta", "p", "status", "note")
+COLUMNS = (
+    "test",
+    "metric",
+    "mode",
+    "queries",
+    "score",
+    "threshold",
+    "baseline",
+    "delta",
+    "p",
+    "status",
+    "note",
+)
 
 
 def table_rows(rows: Sequence[CheckRow]) -> list[tuple[str, ...]]:
@@ -35,7 +47,10 @@ def terminal_lines(rows: Sequence[CheckRow]) -> list[str]:
     """A fixed-width table, one line per check, then a count line."""
     body = table_rows(rows)
     widths = [max(len(cell) for cell in column) for column in zip(COLUMNS, *body)]
-    lines = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() for line in [COLUMNS, *body]]
+    lines = [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
+        for line in [COLUMNS, *body]
+    ]
     failed = sum(not row.passed for row in rows)
     lines.append(f"{len(rows)} metric checks, {failed} failed")
     return lines
@@ -50,7 +65,9 @@ def unused_lines(unused: Sequence[str]) -> list[str]:
     return [heading, *(f"  {name}" for name in unused)]
 
 
-def markdown(rows: Sequence[CheckRow], judging: str | None = None, unused: Sequence[str] = ()) -> str:
+def markdown(
+    rows: Sequence[CheckRow], judging: str | None = None, unused: Sequence[str] = ()
+) -> str:
     failed = sum(not row.passed for row in rows)
     lines = [
         "## tempoeval",

@@ -38,7 +38,9 @@ class QueryScores(Mapping[str, float]):
     def _as_dict(self) -> dict[str, float]:
         if self._dict is None:
             ids = self._ids
-            self._dict = dict(zip([ids[i] for i in np.flatnonzero(self._counted).tolist()], self.counted_scores))
+            self._dict = dict(
+                zip([ids[i] for i in np.flatnonzero(self._counted).tolist()], self.counted_scores)
+            )
         return self._dict
 
     def __getitem__(self, query_id: str) -> float:
@@ -57,7 +59,9 @@ class _Details:
     excluded: dict[str, str]
     explain_query: Callable[[str], QueryExplanation] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    gold: Any = None  # the GoldSet scored against: its fingerprint is computed only if a baseline asks
+    gold: Any = (
+        None  # the GoldSet scored against: its fingerprint is computed only if a baseline asks
+    )
 
 
 class MetricResult(float):
@@ -84,11 +88,17 @@ class MetricResult(float):
     ) -> Self:
         if not isinstance(per_query, QueryScores):
             per_query = dict(per_query)
-        scores = per_query.counted_scores if isinstance(per_query, QueryScores) else list(per_query.values())
+        scores = (
+            per_query.counted_scores
+            if isinstance(per_query, QueryScores)
+            else list(per_query.values())
+        )
         value = math.fsum(scores) / len(scores) if scores else math.nan
         self = super().__new__(cls, value)
         self.name, self.k, self.mode = name, k, mode
-        self._details = _Details(per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold)
+        self._details = _Details(
+            per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold
+        )
         return self
 
     # -- data -------------------------------------------------------------------------------------
@@ -142,13 +152,18 @@ class MetricResult(float):
 
     def __reduce__(self) -> tuple[Any, ...]:
         details = self._details
-        return (MetricResult, (self.name, self.k, self.mode, self.per_query, details.excluded, None, details.extra))
+        return (
+            MetricResult,
+            (self.name, self.k, self.mode, self.per_query, details.excluded, None, details.extra),
+        )
 
     # -- explanations -----------------------------------------------------------------------------
 
     def worst(self, n: int = 5) -> list[str]:
         """Ids of the ``n`` lowest-scoring counted queries (ties by id)."""
-        return [q for q, _ in sorted(self.per_query.items(), key=lambda item: (item[1], item[0]))[:n]]
+        return [
+            q for q, _ in sorted(self.per_query.items(), key=lambda item: (item[1], item[0]))[:n]
+        ]
 
     def explain(self, n: int = 5) -> str:
         """A summary line, then the ``n`` worst queries with their retrieved ids and relevance."""
@@ -190,9 +205,15 @@ class MetricResult(float):
         if self._details.explain_query is None:
             return [f"  {query_id}: {score:.4f}"]
         detail = self._details.explain_query(query_id)
-        retrieved = " ".join(f"{doc}({_grade(rel)})" for doc, rel in detail.retrieved) or "(nothing retrieved)"
+        retrieved = (
+            " ".join(f"{doc}({_grade(rel)})" for doc, rel in detail.retrieved)
+            or "(nothing retrieved)"
+        )
         ideal = " ".join(f"{doc}({_grade(rel)})" for doc, rel in detail.ideal) or "(none)"
-        lines = [f"  {query_id}: {score:.4f}  retrieved: {retrieved}", f"  {' ' * len(query_id)}          ideal: {ideal}"]
+        lines = [
+            f"  {query_id}: {score:.4f}  retrieved: {retrieved}",
+            f"  {' ' * len(query_id)}          ideal: {ideal}",
+        ]
         if detail.note:
             lines.append(f"  {' ' * len(query_id)}          {detail.note}")
         return lines
@@ -212,7 +233,9 @@ class MetricResult(float):
             if not outcome and self.raise_on_failure:
                 from .assertion import explain_comparison
 
-                raise AssertionError("\n".join(explain_comparison(self, op, float(other), verbose=0)))
+                raise AssertionError(
+                    "\n".join(explain_comparison(self, op, float(other), verbose=0))
+                )
         return outcome
 
     def _check_comparable(self) -> None:

@@ -46,7 +46,9 @@ class Run(Mapping[str, list[str]]):
         table, texts, scored = _table_from_python(rankings, source)
         self._init_table(table, texts, source, scored)
 
-    def _init_table(self, table: Ragged, texts: dict[str, str], source: str, scored: bool, lines: Any = None) -> None:
+    def _init_table(
+        self, table: Ragged, texts: dict[str, str], source: str, scored: bool, lines: Any = None
+    ) -> None:
         self._table = table
         self._texts = texts
         self._source = source
@@ -192,7 +194,9 @@ class Run(Mapping[str, list[str]]):
         return len(self._table.keys)
 
     def __repr__(self) -> str:
-        return f"Run({len(self)} queries, {self._table.doc_ids.size} results, source={self._source!r})"
+        return (
+            f"Run({len(self)} queries, {self._table.doc_ids.size} results, source={self._source!r})"
+        )
 
     @property
     def query_ids(self) -> tuple[str, ...]:
@@ -240,7 +244,9 @@ class Run(Mapping[str, list[str]]):
         with Path(path).open("w", encoding="utf-8", newline="\n") as out:
             for query_id in self:
                 docs = self[query_id]
-                scores = self.scores(query_id) or [float(len(docs) - rank) for rank in range(len(docs))]
+                scores = self.scores(query_id) or [
+                    float(len(docs) - rank) for rank in range(len(docs))
+                ]
                 out.writelines(
                     f"{query_id} Q0 {doc} {rank} {score!r} {tag}\n"
                     for rank, (doc, score) in enumerate(zip(docs, scores), start=1)
@@ -254,7 +260,9 @@ class Run(Mapping[str, list[str]]):
 # -- helpers ------------------------------------------------------------------------------------------
 
 
-def _remember_text(texts: dict[str, str], doc_id: str, text: str, source: str, query_id: str, rank: int) -> None:
+def _remember_text(
+    texts: dict[str, str], doc_id: str, text: str, source: str, query_id: str, rank: int
+) -> None:
     """One text per doc id: the same doc with two texts in one run is an error, not a silent pick."""
     if texts.setdefault(doc_id, text) != text:
         raise _run_error(

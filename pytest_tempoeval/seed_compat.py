@@ -35,13 +35,17 @@ _QUERY = "q"  # the one query a seed-style call is about
 class _SeedMetric:
     name = "metric"
 
-    def __init__(self, use_focus_time: bool = False, use_llm: bool = False, llm: Any = None) -> None:
+    def __init__(
+        self, use_focus_time: bool = False, use_llm: bool = False, llm: Any = None
+    ) -> None:
         self.use_focus_time = use_focus_time
         self.use_llm = use_llm
         self.llm = llm
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(use_focus_time={self.use_focus_time}, use_llm={self.use_llm})"
+        return (
+            f"{type(self).__name__}(use_focus_time={self.use_focus_time}, use_llm={self.use_llm})"
+        )
 
     def compute(self, **inputs: Any) -> MetricResult:
         """Synchronous ``compute``. Inside a running event loop, use ``await acompute(...)``."""
@@ -49,14 +53,18 @@ class _SeedMetric:
             asyncio.get_running_loop()
         except RuntimeError:
             return asyncio.run(self.acompute(**inputs))
-        raise MetricError(f"{type(self).__name__}.compute() was called inside an event loop; use await .acompute(...)")
+        raise MetricError(
+            f"{type(self).__name__}.compute() was called inside an event loop; use await .acompute(...)"
+        )
 
     async def acompute(self, **inputs: Any) -> MetricResult:
         raise NotImplementedError
 
     def _llm_or_error(self) -> Any:
         if self.llm is None:
-            raise MetricError(f"{type(self).__name__} in LLM mode needs a judge: set metric.llm = judge")
+            raise MetricError(
+                f"{type(self).__name__} in LLM mode needs a judge: set metric.llm = judge"
+            )
         return self.llm
 
 
@@ -65,7 +73,13 @@ class TemporalNDCG(_SeedMetric):
 
     name = "temporal_ndcg"
 
-    def __init__(self, use_focus_time: bool = False, use_llm: bool = False, gain: str = "linear", llm: Any = None) -> None:
+    def __init__(
+        self,
+        use_focus_time: bool = False,
+        use_llm: bool = False,
+        gain: str = "linear",
+        llm: Any = None,
+    ) -> None:
         super().__init__(use_focus_time, use_llm, llm)
         if gain not in ("linear", "exponential"):
             raise MetricError(f"unknown gain {gain!r}; choose 'linear' or 'exponential'")
@@ -88,17 +102,29 @@ class TemporalNDCG(_SeedMetric):
             if not query_time:
                 return _single(self.name, k, "focus_time", None, "no focus time")
             relevance = [GRADE_SCALE * query_time.jaccard(dft) for dft in doc_times]
-            return self._score(relevance[:k], relevance, k, "focus_time", "no document overlaps its focus time")
+            return self._score(
+                relevance[:k], relevance, k, "focus_time", "no document overlaps its focus time"
+            )
         if self.use_llm:
-            grades = await _judge_all(self._llm_or_error(), query, retrieved_docs, k, "graded", None)
-            return self._score(grades, grades, k, "llm", "no retrieved document was judged relevant")
+            grades = await _judge_all(
+                self._llm_or_error(), query, retrieved_docs, k, "graded", None
+            )
+            return self._score(
+                grades, grades, k, "llm", "no retrieved document was judged relevant"
+            )
         relevance, ideal = _gold_inputs(retrieved_ids, gold_ids)
         return self._score(relevance[:k], ideal, k, "gold", "no relevant document judged")
 
-    def _score(self, relevance: Sequence[float], pool: Sequence[float], k: int, mode: str, reason: str) -> MetricResult:
-        gains = kernels.gain_values(np.array([list(relevance) + [0.0] * (k - len(relevance))], dtype=np.float64), self.gain)
+    def _score(
+        self, relevance: Sequence[float], pool: Sequence[float], k: int, mode: str, reason: str
+    ) -> MetricResult:
+        gains = kernels.gain_values(
+            np.array([list(relevance) + [0.0] * (k - len(relevance))], dtype=np.float64), self.gain
+        )
         ideal_values = sorted(pool, reverse=True)[:k]
-        ideal = kernels.gain_values(np.array([ideal_values + [0.0] * (k - len(ideal_values))], dtype=np.float64), self.gain)
+        ideal = kernels.gain_values(
+            np.array([ideal_values + [0.0] * (k - len(ideal_values))], dtype=np.float64), self.gain
+        )
         scores, excluded = kernels.ndcg(gains, ideal, k)
         return _single(self.name, k, mode, None if excluded[0] else float(scores[0]), reason)
 
@@ -108,10 +134,14 @@ class TemporalPrecision(_SeedMetric):
 
     name = "temporal_precision"
 
-    def __init__(self, use_focus_time: bool = False, relevance_threshold: float = 0.0, llm: Any = None) -> None:
+    def __init__(
+        self, use_focus_time: bool = False, relevance_threshold: float = 0.0, llm: Any = None
+    ) -> None:
         super().__init__(use_focus_time, not use_focus_time, llm)
         if not 0.0 <= relevance_threshold < 1.0:
-            raise MetricError(f"relevance_threshold is a Jaccard similarity in [0, 1), got {relevance_threshold!r}")
+            raise MetricError(
+                f"relevance_threshold is a Jaccard similarity in [0, 1), got {relevance_threshold!r}"
+            )
         self.relevance_threshold = relevance_threshold
 
     async def acompute(
@@ -135,7 +165,9 @@ class TemporalPrecision(_SeedMetric):
                 for dft in doc_times[:k]
             ]
             return _single(self.name, k, "focus_time", sum(hits) / k, "")
-        verdicts = await _judge_all(self._llm_or_error(), query, retrieved_docs, k, "verdict", temporal_focus)
+        verdicts = await _judge_all(
+            self._llm_or_error(), query, retrieved_docs, k, "verdict", temporal_focus
+        )
         return _single(self.name, k, "llm", sum(verdicts) / k, "")
 
 
@@ -156,19 +188,25 @@ def _single(name: str, k: int, mode: str, score: float | None, reason: str) -> M
 
 def _focus_inputs(qft: Any, dfts: Any) -> tuple[FocusTime, list[FocusTime]]:
     if qft is None or dfts is None:
-        raise MetricError("focus-time mode needs qft= (the query's years) and dfts= (each document's years)")
+        raise MetricError(
+            "focus-time mode needs qft= (the query's years) and dfts= (each document's years)"
+        )
     return FocusTime.parse(qft), [FocusTime.parse(dft) for dft in dfts]
 
 
 def _gold_inputs(retrieved_ids: Any, gold_ids: Any) -> tuple[list[float], list[float]]:
     if retrieved_ids is None or gold_ids is None:
-        raise MetricError("gold mode needs retrieved_ids= and gold_ids= (a list, or a mapping id -> grade)")
+        raise MetricError(
+            "gold mode needs retrieved_ids= and gold_ids= (a list, or a mapping id -> grade)"
+        )
     grades: dict[str, float]
     if isinstance(gold_ids, Mapping):
         grades = {}
         for doc, grade in gold_ids.items():
             if isinstance(grade, bool) or not isinstance(grade, (int, float)) or not grade >= 0:
-                raise MetricError(f"grade {grade!r} of gold doc {doc!r} is not a non-negative number")
+                raise MetricError(
+                    f"grade {grade!r} of gold doc {doc!r} is not a non-negative number"
+                )
             grades[str(doc)] = float(grade)
     else:
         grades = {str(doc): 1.0 for doc in gold_ids}
@@ -179,7 +217,12 @@ def _gold_inputs(retrieved_ids: Any, gold_ids: Any) -> tuple[list[float], list[f
 
 
 async def _judge_all(
-    llm: Any, query: str | None, docs: Sequence[str] | None, k: int, kind: str, temporal_focus: str | None
+    llm: Any,
+    query: str | None,
+    docs: Sequence[str] | None,
+    k: int,
+    kind: str,
+    temporal_focus: str | None,
 ) -> list[int]:
     """Judge the top k documents concurrently; any invalid answer raises (after one retry)."""
     if not query or docs is None:
@@ -187,10 +230,18 @@ async def _judge_all(
     read = read_grade if kind == "graded" else read_verdict
 
     async def judge(rank: int, document: str) -> int:
-        prompt = graded_prompt(query, document) if kind == "graded" else verdict_prompt(query, document, temporal_focus)
-        return await ask_strictly(lambda: _ask(llm, prompt), read, f"judging document at rank {rank} for {query!r}")
+        prompt = (
+            graded_prompt(query, document)
+            if kind == "graded"
+            else verdict_prompt(query, document, temporal_focus)
+        )
+        return await ask_strictly(
+            lambda: _ask(llm, prompt), read, f"judging document at rank {rank} for {query!r}"
+        )
 
-    return list(await asyncio.gather(*(judge(rank, doc) for rank, doc in enumerate(docs[:k], start=1))))
+    return list(
+        await asyncio.gather(*(judge(rank, doc) for rank, doc in enumerate(docs[:k], start=1)))
+    )
 
 
 async def _ask(llm: Any, prompt: str) -> Any:
@@ -200,4 +251,6 @@ async def _ask(llm: Any, prompt: str) -> Any:
         if function is not None:
             reply = function(prompt)
             return await reply if inspect.isawaitable(reply) else reply
-    raise MetricError(f"the llm {llm!r} has none of agenerate/agenerate_json/generate/generate_json")
+    raise MetricError(
+        f"the llm {llm!r} has none of agenerate/agenerate_json/generate/generate_json"
+    )

@@ -42,7 +42,9 @@ class CheckRow:
     p_value: float | None = None
     note: str = ""
     baseline_per_query: dict[str, float] = field(default_factory=dict)
-    worst: list[dict[str, Any]] = field(default_factory=list)  # the worst queries, explained (HTML report)
+    worst: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # the worst queries, explained (HTML report)
 
     @property
     def status(self) -> str:
@@ -114,8 +116,12 @@ class TempoEvalSession:
         self.selected_baselines: set[str] = set()
         self.checked_baselines: set[str] = set()
         self.partial_modules: set[str] = set()
-        self.passed_tests: set[str] = set()  # node ids whose call phase passed (on the controller under xdist)
-        self.complete = False  # the run was not stopped early (-x, --maxfail, interrupt, --collect-only)
+        self.passed_tests: set[str] = (
+            set()
+        )  # node ids whose call phase passed (on the controller under xdist)
+        self.complete = (
+            False  # the run was not stopped early (-x, --maxfail, interrupt, --collect-only)
+        )
         self.unused: list[str] = []  # unused baseline files, found at session finish (controller)
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
@@ -149,7 +155,9 @@ class TempoEvalSession:
 
     def worker_output(self) -> str:
         baselines = {name: sorted(getattr(self, name)) for name in _BASELINE_SETS}
-        return json.dumps({"checks": [row.to_dict() for row in self.rows], "judge": self.judge_stats} | baselines)
+        return json.dumps(
+            {"checks": [row.to_dict() for row in self.rows], "judge": self.judge_stats} | baselines
+        )
 
     def merge_worker_output(self, payload: str) -> None:
         data = json.loads(payload)
@@ -166,7 +174,10 @@ class TempoEvalSession:
         tests that ran and passed without checking them, and, in modules selected whole, files no
         test of the module owns (a test renamed or removed). ``-k`` and node ids narrow this; a
         skipped or failed test's file is not reported."""
-        ran = {per_test_path(directory, test, ".json").relative_to(directory).as_posix() for test in self.passed_tests}
+        ran = {
+            per_test_path(directory, test, ".json").relative_to(directory).as_posix()
+            for test in self.passed_tests
+        }
         unused = {name for name in ran - self.checked_baselines if (directory / name).is_file()}
         modules = {name.split("/", 1)[0] for name in self.selected_baselines} - self.partial_modules
         for module in modules:

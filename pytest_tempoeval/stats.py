@@ -25,7 +25,11 @@ _CHUNK_CELLS = 1 << 20  # sign matrix cells per chunk: bounded memory for 10,000
 
 
 def paired_randomization_p(
-    baseline: Any, current: Any, *, permutations: int = DEFAULT_PERMUTATIONS, seed: int = DEFAULT_SEED
+    baseline: Any,
+    current: Any,
+    *,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
 ) -> float:
     """One-sided p-value that ``current`` scores lower than ``baseline`` (paired by position)."""
     import numpy as np

@@ -30,8 +30,13 @@ from .focus_time import FocusTime
 
 __all__ = ["FakeMessagesServer", "Fault", "fake_judgment"]
 
-_GRADED = re.compile(r"## Query\n(?P<query>.*?)\n\n## Document\n(?P<document>.*?)\n\n## Grading Scale", re.DOTALL)
-_VERDICT = re.compile(r'Query: "(?P<query>.*?)"\nTemporal Focus: .*?\n\nDocument:\n(?P<document>.*?)\n\nQuestion:', re.DOTALL)
+_GRADED = re.compile(
+    r"## Query\n(?P<query>.*?)\n\n## Document\n(?P<document>.*?)\n\n## Grading Scale", re.DOTALL
+)
+_VERDICT = re.compile(
+    r'Query: "(?P<query>.*?)"\nTemporal Focus: .*?\n\nDocument:\n(?P<document>.*?)\n\nQuestion:',
+    re.DOTALL,
+)
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,9 @@ class FakeMessagesServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-messages-api", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="fake-messages-api", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -152,7 +159,9 @@ class FakeMessagesServer:
     @property
     def base_url(self) -> str:
         if self._server is None:
-            raise RuntimeError("the fake server is not running: use it as a context manager or call start()")
+            raise RuntimeError(
+                "the fake server is not running: use it as a context manager or call start()"
+            )
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
@@ -202,20 +211,36 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self) -> None:
         length = int(self.headers.get("content-length", 0))
         raw = self.rfile.read(length)
-        if not self.path.split("?")[0].endswith("/v1/messages"):  # a gateway may put a prefix before it
-            return self._json(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
+        if not self.path.split("?")[0].endswith(
+            "/v1/messages"
+        ):  # a gateway may put a prefix before it
+            return self._json(
+                404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+            )
         try:
             body = json.loads(raw)
         except json.JSONDecodeError:
-            return self._json(400, {"type": "error", "error": {"type": "invalid_request_error", "message": "bad JSON"}})
+            return self._json(
+                400,
+                {
+                    "type": "error",
+                    "error": {"type": "invalid_request_error", "message": "bad JSON"},
+                },
+            )
         self.fake._remember(body, {key.lower(): value for key, value in self.headers.items()})
         fault = self.fake._next_fault()
         if self.fake.latency:
             time.sleep(self.fake.latency)
         if fault is not None and fault.kind == "status":
-            headers = {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+            headers = (
+                {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+            )
             kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(fault.status, "api_error")
-            return self._json(fault.status, {"type": "error", "error": {"type": kind, "message": "injected"}}, headers)
+            return self._json(
+                fault.status,
+                {"type": "error", "error": {"type": kind, "message": "injected"}},
+                headers,
+            )
         if fault is not None and fault.kind == "reset":
             self.connection.shutdown(socket.SHUT_RDWR)
             self.close_connection = True
@@ -226,23 +251,40 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind == "malformed_reply":
             text = "relevance_score: four (I think)"
         else:
-            text = fake_judgment(prompt, out_of_range=fault is not None and fault.kind == "out_of_range")
+            text = fake_judgment(
+                prompt, out_of_range=fault is not None and fault.kind == "out_of_range"
+            )
         message = {
             # From the request and the reply, not the arrival order: recordings are reproducible.
-            "id": "msg_fake_" + hashlib.sha256((raw.decode("utf-8", "replace") + text).encode()).hexdigest()[:16],
+            "id": "msg_fake_"
+            + hashlib.sha256((raw.decode("utf-8", "replace") + text).encode()).hexdigest()[:16],
             "type": "message",
             "role": "assistant",
             "model": body.get("model", "unknown"),
             "content": [{"type": "text", "text": text}],
             "stop_reason": "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": max(1, len(prompt) // 4), "output_tokens": max(1, len(text) // 4)},
+            "usage": {
+                "input_tokens": max(1, len(prompt) // 4),
+                "output_tokens": max(1, len(text) // 4),
+            },
         }
         # Account-identifying headers, as the real API sends: cassettes must drop them.
-        headers = {"request-id": f"req_fake_{len(self.fake.requests):06d}", "anthropic-organization-id": "org-fake"}
-        return self._json(200, message, headers, truncate=fault is not None and fault.kind == "truncated_body")
+        headers = {
+            "request-id": f"req_fake_{len(self.fake.requests):06d}",
+            "anthropic-organization-id": "org-fake",
+        }
+        return self._json(
+            200, message, headers, truncate=fault is not None and fault.kind == "truncated_body"
+        )
 
-    def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None, truncate: bool = False) -> None:
+    def _json(
+        self,
+        status: int,
+        payload: dict[str, Any],
+        headers: dict[str, str] | None = None,
+        truncate: bool = False,
+    ) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")

@@ -28,7 +28,9 @@ from .errors import located
 _BLANKS = np.zeros(256, dtype=bool)
 _BLANKS[[9, 10, 11, 12, 13, 32]] = True
 _NEWLINE, _SPACE, _TAB = 10, 32, 9
-_MAX_FIELD_BYTES = 4096  # a longer "id" is a broken file (binary data, a missing newline), not an id
+_MAX_FIELD_BYTES = (
+    4096  # a longer "id" is a broken file (binary data, a missing newline), not an id
+)
 _PADDING = _MAX_FIELD_BYTES + 8  # zero bytes after the data, so gathers never run off the end
 # _KEEP[n]: mask keeping the first n bytes of a big-endian word.
 _KEEP = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], dtype=np.uint64)
@@ -42,16 +44,22 @@ class TrecFields:
     widths: dict[int, int]  # id field -> longest value in bytes
     numbers: dict[int, np.ndarray]  # numeric field -> parsed values
     line_numbers: np.ndarray  # 1-based line number of each row, for error messages
-    non_ascii_rows: np.ndarray  # rows whose line has a byte >= 0x80: the only ones UTF-8 checks read
+    non_ascii_rows: (
+        np.ndarray
+    )  # rows whose line has a byte >= 0x80: the only ones UTF-8 checks read
 
     def text(self, field: int) -> np.ndarray:
         """An id field as an ``S`` array."""
         return words_to_ids(self.words[field], self.widths[field])
 
 
-Parser = Callable[[np.ndarray], np.ndarray]  # ``S`` array -> values; ValueError(row) when a row is bad
+Parser = Callable[
+    [np.ndarray], np.ndarray
+]  # ``S`` array -> values; ValueError(row) when a row is bad
 
-BLOCK_BYTES = 1 << 24  # 16 MiB of lines at a time: a block's temporaries are reused, not page-faulted anew
+BLOCK_BYTES = (
+    1 << 24
+)  # 16 MiB of lines at a time: a block's temporaries are reused, not page-faulted anew
 
 
 def read_fields(
@@ -92,8 +100,17 @@ def read_fields(
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: deque[Future[_Block]] = deque()
         for buf, end in _blocks_of_lines(path):
-            if first_line == 1 and not out.rows and not pending and buf[:3].tobytes() == b"\xef\xbb\xbf":
-                raise error(located(path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"))
+            if (
+                first_line == 1
+                and not out.rows
+                and not pending
+                and buf[:3].tobytes() == b"\xef\xbb\xbf"
+            ):
+                raise error(
+                    located(
+                        path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"
+                    )
+                )
             if workers == 1:
                 store(_parse_block(buf, end, n_fields, fields, numbers, what))
                 continue
@@ -106,7 +123,9 @@ def read_fields(
         while pending:
             store(pending.popleft().result())
     if out.rows == 0:
-        raise error(located(path, 1, f"the file is empty (only blank lines); expected lines of {what}"))
+        raise error(
+            located(path, 1, f"the file is empty (only blank lines); expected lines of {what}")
+        )
     return out.fields()
 
 
@@ -159,19 +178,27 @@ def _after_last_newline(buf: np.ndarray, filled: int) -> int:
 class _Output:
     """Preallocated result columns, filled block by block."""
 
-    def __init__(self, capacity: int, ids: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]]) -> None:
+    def __init__(
+        self, capacity: int, ids: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]]
+    ) -> None:
         self.rows = 0
         self.numbers_spec = numbers
         self.words = {field: np.zeros((capacity, 1), dtype=np.uint64) for field in ids}
         self.widths = dict.fromkeys(ids, 1)
         self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in numbers}
         self.lines = np.empty(capacity, dtype=np.int64)
-        self.non_ascii_rows: list[np.ndarray] = []  # rows whose line has a byte >= 0x80 (UTF-8 checks)
+        self.non_ascii_rows: list[
+            np.ndarray
+        ] = []  # rows whose line has a byte >= 0x80 (UTF-8 checks)
 
-    def store(self, block: _Block, first_line: int, numbers: dict[int, tuple[str, Parser, str]]) -> None:
+    def store(
+        self, block: _Block, first_line: int, numbers: dict[int, tuple[str, Parser, str]]
+    ) -> None:
         rows = slice(self.rows, self.rows + block.line_numbers.size)
         for field, (words, width) in block.words.items():
-            if words.shape[1] > self.words[field].shape[1]:  # a longer id than any before: widen (rare)
+            if (
+                words.shape[1] > self.words[field].shape[1]
+            ):  # a longer id than any before: widen (rare)
                 self.words[field] = widen(self.words[field], words.shape[1])
             target = self.words[field][rows]
             target[:, : words.shape[1]] = words
@@ -191,7 +218,9 @@ class _Output:
             self.widths,
             {field: values[:rows] for field, values in self.numbers.items()},
             self.lines[:rows],
-            np.concatenate(self.non_ascii_rows) if self.non_ascii_rows else np.zeros(0, dtype=np.int64),
+            np.concatenate(self.non_ascii_rows)
+            if self.non_ascii_rows
+            else np.zeros(0, dtype=np.int64),
         )
 
 
@@ -221,7 +250,11 @@ class _Invalid(Exception):
 
 
 def _parse_block(
-    buf: np.ndarray, end: int, n_fields: int, fields: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]],
+    buf: np.ndarray,
+    end: int,
+    n_fields: int,
+    fields: tuple[int, ...],
+    numbers: dict[int, tuple[str, Parser, str]],
     what: str,
 ) -> _Block | _BlockError:
     """Parse the lines ``buf[:end]``; runs on a worker thread, so it only reads its arguments."""
@@ -232,7 +265,11 @@ def _parse_block(
 
 
 def _parse_lines(
-    buf: np.ndarray, end: int, n_fields: int, fields: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]],
+    buf: np.ndarray,
+    end: int,
+    n_fields: int,
+    fields: tuple[int, ...],
+    numbers: dict[int, tuple[str, Parser, str]],
     what: str,
 ) -> _Block:
     blanks = np.flatnonzero(buf[:end] <= 32)
@@ -245,7 +282,10 @@ def _parse_lines(
         starts, lengths = bounds[field]
         width = int(lengths.max(initial=1))
         if width > _MAX_FIELD_BYTES:
-            raise _Invalid(int(line_numbers[np.argmax(lengths)]), f"a field of {width} bytes: the line is not a {what} line")
+            raise _Invalid(
+                int(line_numbers[np.argmax(lengths)]),
+                f"a field of {width} bytes: the line is not a {what} line",
+            )
         field_words = _gather_words(buf, starts, lengths, width)
         if field in numbers:
             name, parse, valid = numbers[field]
@@ -314,7 +354,13 @@ def _regular_layout(
 
 
 def _general_layout(
-    buf: np.ndarray, start: int, end: int, blanks: np.ndarray, n_fields: int, first_line: int, what: str
+    buf: np.ndarray,
+    start: int,
+    end: int,
+    blanks: np.ndarray,
+    n_fields: int,
+    first_line: int,
+    what: str,
 ) -> Layout:
     """Any whitespace between fields, blank lines, CRLF, no final newline; errors name the line."""
     blank_bytes = buf[blanks]
@@ -322,7 +368,10 @@ def _general_layout(
     if bad.any():
         position = int(blanks[np.argmax(bad)])
         line = first_line + int(np.count_nonzero(buf[start:position] == _NEWLINE))
-        raise _Invalid(line, f"control byte 0x{int(buf[position]):02x}: this is not a text file of whitespace-separated fields")
+        raise _Invalid(
+            line,
+            f"control byte 0x{int(buf[position]):02x}: this is not a text file of whitespace-separated fields",
+        )
     newlines = blanks[blank_bytes == _NEWLINE]
     n_newlines = newlines.size
     if newlines.size == 0 or newlines[-1] != end - 1:
@@ -336,13 +385,18 @@ def _general_layout(
     wrong = np.flatnonzero((per_line != 0) & (per_line != n_fields))
     if wrong.size:
         line = int(wrong[0])
-        raise _Invalid(first_line + line, f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}")
+        raise _Invalid(
+            first_line + line,
+            f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}",
+        )
     lengths = ends - starts
     bounds = _LazyBounds(lambda field: (starts[field::n_fields], lengths[field::n_fields]))
     return first_line + np.flatnonzero(per_line), bounds, n_newlines
 
 
-def _gather_words(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+def _gather_words(
+    buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int
+) -> np.ndarray:
     """Tokens as rows of big-endian uint64 words, zero-padded: eight bytes per gather.
 
     ``windows[i]`` is the 8 bytes starting at byte ``i`` read as one big-endian integer (an
@@ -353,7 +407,11 @@ def _gather_words(buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, widt
     words = np.empty((starts.size, n_words), dtype=np.uint64)
     for word in range(n_words):
         raw = windows[starts + 8 * word].astype(np.uint64)
-        kept = np.minimum(lengths, 8) if word == 0 else np.minimum(np.maximum(lengths - 8 * word, 0), 8)
+        kept = (
+            np.minimum(lengths, 8)
+            if word == 0
+            else np.minimum(np.maximum(lengths - 8 * word, 0), 8)
+        )
         np.bitwise_and(raw, _KEEP[kept], out=words[:, word])
     return words
 

@@ -23,7 +23,12 @@ def read_trec_qrels(path: Path) -> tuple[Ragged, np.ndarray]:
             located(path, 1, f"the qrels file is empty; expected lines '{TREC_QRELS_FORMAT}'")
         )
     fields = read_fields(
-        path, 4, ids=(_QUERY, _DOC, _GRADE), numbers={}, error=GoldSetError, what="TREC qrels: qid iter docid grade"
+        path,
+        4,
+        ids=(_QUERY, _DOC, _GRADE),
+        numbers={},
+        error=GoldSetError,
+        what="TREC qrels: qid iter docid grade",
     )
     lines = fields.line_numbers
     docs, grade_text = fields.text(_DOC), fields.text(_GRADE)
@@ -91,15 +96,23 @@ def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -
     except ValueError as error:
         row = int(error.args[0])
         raise GoldSetError(
-            located(path, int(lines[row]), f"grade {text[row].decode(errors='replace')!r} of doc "
-                    f"{docs[row].decode(errors='replace')!r} is not a non-negative integer; use 0 (judged "
-                    "non-relevant), 1, 2, ...")
+            located(
+                path,
+                int(lines[row]),
+                f"grade {text[row].decode(errors='replace')!r} of doc "
+                f"{docs[row].decode(errors='replace')!r} is not a non-negative integer; use 0 (judged "
+                "non-relevant), 1, 2, ...",
+            )
         ) from None
     negative = grades < 0
     if negative.any():
         row = int(np.argmax(negative))
         raise GoldSetError(
-            located(path, int(lines[row]), f"grade {int(grades[row])} of doc {docs[row].decode(errors='replace')!r} "
-                    "is negative; gold sets take non-negative integer grades (0 = judged non-relevant)")
+            located(
+                path,
+                int(lines[row]),
+                f"grade {int(grades[row])} of doc {docs[row].decode(errors='replace')!r} "
+                "is negative; gold sets take non-negative integer grades (0 = judged non-relevant)",
+            )
         )
     return grades

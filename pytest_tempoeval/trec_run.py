@@ -18,7 +18,11 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
     if not path.is_file():
         raise RunError(f"{path}: no such run file")
     fields = read_fields(
-        path, 6, ids=(_QUERY, _DOC), numbers={_SCORE: ("score", parse_floats, "a number")}, error=RunError,
+        path,
+        6,
+        ids=(_QUERY, _DOC),
+        numbers={_SCORE: ("score", parse_floats, "a number")},
+        error=RunError,
         what="TREC run: qid Q0 docid rank score tag",
     )
     lines, scores = fields.line_numbers, fields.numbers[_SCORE]
@@ -42,7 +46,9 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
     grouping = group_rows(fields.words[_QUERY], fields.widths[_QUERY])
     if grouping.order is not None:
         words, scores, lines = words[grouping.order], scores[grouping.order], lines[grouping.order]
-    first_lines = lines[grouping.offsets[:-1]]  # rows keep file order within a query until sorted below
+    first_lines = lines[
+        grouping.offsets[:-1]
+    ]  # rows keep file order within a query until sorted below
     groups = np.repeat(np.arange(len(grouping.keys)), np.diff(grouping.offsets))
     for first, repeated in duplicate_pairs(groups, words)[:1]:
         raise RunError(
@@ -54,11 +60,16 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
             )
         )
     words, scores = put_in_trec_eval_order(groups, scores, words)
-    keys = tuple(_decode_query(key, path, int(line)) for key, line in zip(grouping.keys, first_lines.tolist()))
+    keys = tuple(
+        _decode_query(key, path, int(line))
+        for key, line in zip(grouping.keys, first_lines.tolist())
+    )
     return Ragged(keys, grouping.offsets, words_to_ids(words, width), scores, words), first_lines
 
 
-def put_in_trec_eval_order(groups: np.ndarray, scores: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def put_in_trec_eval_order(
+    groups: np.ndarray, scores: np.ndarray, words: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows (contiguous per query) in trec_eval's order: score descending, ties by doc id descending.
 
     Runs are usually written sorted by score, with ties in whatever order the system produced. So
@@ -98,13 +109,18 @@ def _sort_tied_runs(tied: np.ndarray, words: np.ndarray) -> np.ndarray:
             starts = run_starts[run_lengths == length]
             if length == 2:
                 first, second = column[starts], column[starts + 1]
-                column[starts], column[starts + 1] = np.maximum(first, second), np.minimum(first, second)
+                column[starts], column[starts + 1] = (
+                    np.maximum(first, second),
+                    np.minimum(first, second),
+                )
             else:
                 rows = starts[:, None] + np.arange(length)
                 column[rows] = np.sort(column[rows], axis=1)[:, ::-1]
         return words
     size_class = np.ceil(np.log2(run_lengths)).astype(np.int64)
-    for bucket in np.flatnonzero(np.bincount(size_class)).tolist():  # (np.unique would import numpy.ma)
+    for bucket in np.flatnonzero(
+        np.bincount(size_class)
+    ).tolist():  # (np.unique would import numpy.ma)
         members = size_class == bucket
         starts, lengths = run_starts[members], run_lengths[members]
         columns = np.arange(int(lengths.max()))[None, :]
@@ -113,7 +129,10 @@ def _sort_tied_runs(tied: np.ndarray, words: np.ndarray) -> np.ndarray:
         for word in reversed(range(words.shape[1])):
             keys = np.where(valid, ~words[order, word], np.uint64(np.iinfo(np.uint64).max))
             step = np.argsort(keys, axis=1, kind="stable")
-            order, valid = np.take_along_axis(order, step, axis=1), np.take_along_axis(valid, step, axis=1)
+            order, valid = (
+                np.take_along_axis(order, step, axis=1),
+                np.take_along_axis(valid, step, axis=1),
+            )
         words[(starts[:, None] + columns)[columns < lengths[:, None]]] = words[order[valid]]
     return words
 
@@ -128,14 +147,18 @@ def _rows_greater(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return greater
 
 
-def _check_utf8(words: np.ndarray, width: int, lines: np.ndarray, rows: np.ndarray, path: Path) -> None:
+def _check_utf8(
+    words: np.ndarray, width: int, lines: np.ndarray, rows: np.ndarray, path: Path
+) -> None:
     """Doc ids must be UTF-8. Only ``rows`` (lines with a byte >= 0x80, rare) need decoding."""
     for row in rows.tolist():
         value = words_to_ids(words[row : row + 1], width)[0]
         try:
             value.decode("utf-8")
         except UnicodeDecodeError:
-            raise RunError(located(path, int(lines[row]), f"doc id {value!r} is not valid UTF-8")) from None
+            raise RunError(
+                located(path, int(lines[row]), f"doc id {value!r} is not valid UTF-8")
+            ) from None
 
 
 def _field_on_line(path: Path, line: int, field: int) -> str:

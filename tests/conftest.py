@@ -24,5 +24,7 @@ import pytest_tempoeval.trec_run  # noqa: F401
 # tests/test_fuzz_loaders.py (HYPOTHESIS_PROFILE=fuzz). Tests with their own @settings(max_examples=...)
 # keep their count under both.
 settings.register_profile("ci", max_examples=200)
-settings.register_profile("fuzz", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "fuzz", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -19,7 +19,11 @@ queries:
 """
 
 # syrupy-style: every integration test runs without xdist, with -n 0 and with -n 2.
-XDIST_MODES = [pytest.param([], id="no-xdist"), pytest.param(["-n", "0"], id="n0"), pytest.param(["-n", "2"], id="n2")]
+XDIST_MODES = [
+    pytest.param([], id="no-xdist"),
+    pytest.param(["-n", "0"], id="n0"),
+    pytest.param(["-n", "2"], id="n2"),
+]
 
 
 def write_gold(pytester: pytest.Pytester, name: str = "gold.yaml", text: str = GOLD_YAML) -> None:
@@ -29,10 +33,17 @@ def write_gold(pytester: pytest.Pytester, name: str = "gold.yaml", text: str = G
 # -- a suite with baselines: 12 queries, so the gate's randomization test applies ----------------------
 
 QUERIES = 12
-BASELINE_GOLD = "version: 1\ndocuments:\n" + "".join(
-    f'  d{i}: {{text: "Report of {2000 + i}."}}\n  x{i}: {{text: "Something else."}}\n' for i in range(QUERIES)
-) + "queries:\n" + "".join(
-    f'  - id: q{i:02d}\n    text: "What happened in {2000 + i}?"\n    relevant: {{d{i}: 3}}\n' for i in range(QUERIES)
+BASELINE_GOLD = (
+    "version: 1\ndocuments:\n"
+    + "".join(
+        f'  d{i}: {{text: "Report of {2000 + i}."}}\n  x{i}: {{text: "Something else."}}\n'
+        for i in range(QUERIES)
+    )
+    + "queries:\n"
+    + "".join(
+        f'  - id: q{i:02d}\n    text: "What happened in {2000 + i}?"\n    relevant: {{d{i}: 3}}\n'
+        for i in range(QUERIES)
+    )
 )
 # WORSE queries get their relevant document at rank 2 instead of 1: nDCG@2 1.0 -> 1/log2(3) = 0.631.
 BASELINE_TESTS = """
@@ -54,7 +65,9 @@ def test_other(tempoeval_gold, tempoeval_baseline):
 """
 
 
-def make_baseline_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+def make_baseline_suite(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> pytest.Pytester:
     """Two tests checking nDCG@2 against baselines in ``base/``; env WORSE and K change their runs."""
     monkeypatch.delenv("WORSE", raising=False)
     monkeypatch.delenv("K", raising=False)

@@ -20,7 +20,10 @@ def exact_p(baseline, current) -> float:
     """Every sign assignment, enumerated independently of the implementation."""
     differences = [c - b for b, c in zip(baseline, current, strict=True)]
     observed = sum(differences)
-    sums = [sum(s * d for s, d in zip(signs, differences, strict=True)) for signs in itertools.product((1, -1), repeat=len(differences))]
+    sums = [
+        sum(s * d for s, d in zip(signs, differences, strict=True))
+        for signs in itertools.product((1, -1), repeat=len(differences))
+    ]
     return sum(total <= observed + 1e-9 for total in sums) / len(sums)
 
 
@@ -41,14 +44,18 @@ def test_no_change_is_p_one() -> None:
     assert paired_randomization_p([0.3, 0.9, 0.5] * 5, [0.3, 0.9, 0.5] * 5) == 1.0
 
 
-SCORE = st.integers(0, 100).map(lambda value: value / 100)  # a grid: ties are real ties, not float noise
+SCORE = st.integers(0, 100).map(
+    lambda value: value / 100
+)  # a grid: ties are real ties, not float noise
 
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(SCORE, SCORE), min_size=1, max_size=9))
 def test_exact_mode_matches_enumeration(pairs) -> None:
     baseline, current = zip(*pairs, strict=True)
-    assert paired_randomization_p(baseline, current) == pytest.approx(exact_p(baseline, current), abs=1e-12)
+    assert paired_randomization_p(baseline, current) == pytest.approx(
+        exact_p(baseline, current), abs=1e-12
+    )
 
 
 def test_sampled_p_is_close_to_exact_and_deterministic() -> None:
@@ -57,7 +64,9 @@ def test_sampled_p_is_close_to_exact_and_deterministic() -> None:
     current = baseline + rng.normal(-0.03, 0.1, 15)
     sampled = paired_randomization_p(baseline, current)
     assert sampled == paired_randomization_p(baseline, current)  # seeded
-    assert sampled == pytest.approx(exact_p(baseline.tolist(), current.tolist()), abs=0.01)  # 10,000 draws: sd ~0.005
+    assert sampled == pytest.approx(
+        exact_p(baseline.tolist(), current.tolist()), abs=0.01
+    )  # 10,000 draws: sd ~0.005
 
 
 # -- the gate -----------------------------------------------------------------------------------------
@@ -71,7 +80,13 @@ def test_a_significant_drop_beyond_max_drop_regresses_and_lists_queries_worst_fi
     assert comparison.status == "regressed" and not comparison.passed
     assert comparison.delta == pytest.approx(-1.05 / 12)
     assert comparison.p_value == exact_p(before, after) == 1 / 32
-    assert [query for query, _, _ in comparison.regressed] == ["q010", "q007", "q008", "q009", "q011"]
+    assert [query for query, _, _ in comparison.regressed] == [
+        "q010",
+        "q007",
+        "q008",
+        "q009",
+        "q011",
+    ]
 
 
 def test_four_dropped_queries_are_too_few_to_be_significant() -> None:
@@ -94,14 +109,25 @@ def test_a_drop_that_is_not_significant_passes() -> None:
 
 def test_under_ten_queries_max_drop_alone_decides() -> None:
     small = MIN_QUERIES_FOR_TEST - 1
-    comparison = compare("m", scores([0.8] * small), scores([0.7] * small), max_drop=0.05, alpha=0.05)
+    comparison = compare(
+        "m", scores([0.8] * small), scores([0.7] * small), max_drop=0.05, alpha=0.05
+    )
     assert comparison.p_value is None and comparison.status == "regressed"
-    assert compare("m", scores([0.8] * small), scores([0.76] * small), max_drop=0.05, alpha=0.05).status == "pass"
+    assert (
+        compare(
+            "m", scores([0.8] * small), scores([0.76] * small), max_drop=0.05, alpha=0.05
+        ).status
+        == "pass"
+    )
 
 
 def test_an_improvement_passes_and_says_the_baseline_can_be_raised() -> None:
     comparison = compare("m", scores([0.5] * 12), scores([0.6] * 12), max_drop=0.0, alpha=0.05)
-    assert comparison.status == "improved" and comparison.passed and comparison.note == "baseline can be raised"
+    assert (
+        comparison.status == "improved"
+        and comparison.passed
+        and comparison.note == "baseline can be raised"
+    )
 
 
 def test_queries_are_paired_by_id_not_position() -> None:
@@ -118,7 +144,9 @@ def test_a_query_the_result_no_longer_counts_scores_zero_not_nothing() -> None:
     current = {query: score for query, score in baseline.items() if query >= "q006"}
     comparison = compare("m", baseline, current, max_drop=0.0, alpha=0.05)
     assert comparison.status == "regressed" and comparison.queries == 12
-    assert comparison.lost == [f"q{i:03d}" for i in range(6)] and comparison.current == pytest.approx(0.45)
+    assert comparison.lost == [
+        f"q{i:03d}" for i in range(6)
+    ] and comparison.current == pytest.approx(0.45)
     assert comparison.p_value == 1 / 64
 
 
@@ -127,7 +155,9 @@ def test_a_query_the_result_no_longer_counts_scores_zero_not_nothing() -> None:
 # Under no change, baseline and current are two independent runs of the same system: exchangeable.
 
 
-def simulate(rng: np.random.Generator, queries: int, drop: float, noise: float) -> tuple[dict, dict]:
+def simulate(
+    rng: np.random.Generator, queries: int, drop: float, noise: float
+) -> tuple[dict, dict]:
     difficulty = rng.uniform(0.2, 0.95, queries)
     baseline = np.clip(difficulty + rng.normal(0, noise, queries), 0, 1)
     current = np.clip(difficulty - drop + rng.normal(0, noise, queries), 0, 1)
@@ -138,7 +168,10 @@ def test_false_positive_rate_is_about_alpha_on_no_change_pairs() -> None:
     rng = np.random.default_rng(20261121)
     trials = 2000
     failures = sum(
-        compare("m", *simulate(rng, 50, 0.0, 0.1), max_drop=0.0, alpha=0.05, permutations=1000).status == "regressed"
+        compare(
+            "m", *simulate(rng, 50, 0.0, 0.1), max_drop=0.0, alpha=0.05, permutations=1000
+        ).status
+        == "regressed"
         for _ in range(trials)
     )
     # Binomial(2000, 0.05): sd 0.0049, so +-3 sd is [0.035, 0.065].
@@ -149,7 +182,10 @@ def test_a_real_drop_of_005_over_50_queries_is_detected() -> None:
     rng = np.random.default_rng(5)
     trials = 300
     detected = sum(
-        compare("m", *simulate(rng, 50, 0.05, 0.05), max_drop=0.0, alpha=0.05, permutations=1000).status == "regressed"
+        compare(
+            "m", *simulate(rng, 50, 0.05, 0.05), max_drop=0.0, alpha=0.05, permutations=1000
+        ).status
+        == "regressed"
         for _ in range(trials)
     )
     assert detected / trials >= 0.95  # per-query difference sd ~0.07: t ~ 5
@@ -172,7 +208,13 @@ def test_a_drop_of_005_concentrated_on_a_fifth_of_the_queries_is_detected() -> N
 def result_for(values: list[float], judge_model: str | None = None):
     from pytest_tempoeval import MetricResult
 
-    return MetricResult("temporal_ndcg", 10, "llm", scores(values), extra={"judge_model": judge_model} if judge_model else {})
+    return MetricResult(
+        "temporal_ndcg",
+        10,
+        "llm",
+        scores(values),
+        extra={"judge_model": judge_model} if judge_model else {},
+    )
 
 
 def test_a_changed_judge_model_asks_for_a_re_baseline(tmp_path) -> None:
@@ -182,7 +224,10 @@ def test_a_changed_judge_model_asks_for_a_re_baseline(tmp_path) -> None:
     writer.check(result_for([0.8] * 12, judge_model="claude-haiku-5-5"))
     assert writer.finish()
     reader = BaselineStore(tmp_path / "b.json", update=False, test_id="t.py::t")
-    with pytest.raises(BaselineError, match=r"re-baseline: the judge model changed .*claude-haiku-5-5 -> claude-opus.*--tempoeval-update-baseline"):
+    with pytest.raises(
+        BaselineError,
+        match=r"re-baseline: the judge model changed .*claude-haiku-5-5 -> claude-opus.*--tempoeval-update-baseline",
+    ):
         reader.check(result_for([0.8] * 12, judge_model="claude-opus-4-5"))
 
 
@@ -191,9 +236,16 @@ def test_checking_one_metric_twice_needs_a_name_and_bad_settings_are_refused(tmp
 
     store = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
     store.check(result_for([0.5] * 3))
-    with pytest.raises(BaselineError, match="temporal_ndcg@10 llm is checked twice in this test; pass name="):
+    with pytest.raises(
+        BaselineError, match="temporal_ndcg@10 llm is checked twice in this test; pass name="
+    ):
         store.check(result_for([0.6] * 3))
     store.check(result_for([0.6] * 3), name="reranker")  # told apart
     for max_drop, alpha in ((float("inf"), 0.05), (-0.1, 0.05), (0.0, 1.0)):
         with pytest.raises(ValueError, match="max_drop must be >= 0 and alpha in"):
-            store.check(result_for([0.5] * 3), max_drop=max_drop, alpha=alpha, name=f"bad {max_drop} {alpha}")
+            store.check(
+                result_for([0.5] * 3),
+                max_drop=max_drop,
+                alpha=alpha,
+                name=f"bad {max_drop} {alpha}",
+            )

@@ -52,7 +52,9 @@ def record(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> str:
     return re.search(r"SCORE (\S+)", result.stdout.str()).group(1)
 
 
-def test_record_then_replay_offline_gives_identical_scores(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_record_then_replay_offline_gives_identical_scores(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     recorded = record(suite, monkeypatch)
     assert (suite.path / CASSETTE).is_file()
     # The server is gone and no key is set: replay must not need either.
@@ -60,16 +62,29 @@ def test_record_then_replay_offline_gives_identical_scores(suite: pytest.Pyteste
     replayed.assert_outcomes(passed=1)
     assert re.search(r"SCORE (\S+)", replayed.stdout.str()).group(1) == recorded
     assert "judgments=2" in replayed.stdout.str()  # served by the cassette
-    replayed.stdout.fnmatch_lines(["LLM judge: 2 judgments, 0 answered from memory, * input / * output tokens"])
+    replayed.stdout.fnmatch_lines(
+        ["LLM judge: 2 judgments, 0 answered from memory, * input / * output tokens"]
+    )
 
 
-def test_cassettes_hold_no_secrets_or_account_headers(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cassettes_hold_no_secrets_or_account_headers(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     record(suite, monkeypatch)
     text = (suite.path / CASSETTE).read_text()
     assert SENTINEL not in text and "SENTINEL" not in text
-    for header in ("authorization", "x-api-key", "anthropic-organization-id", "request-id", "org-fake", "req_fake"):
+    for header in (
+        "authorization",
+        "x-api-key",
+        "anthropic-organization-id",
+        "request-id",
+        "org-fake",
+        "req_fake",
+    ):
         assert header not in text.lower(), header
-    assert "https://api.anthropic.com/v1/messages" in text  # stored as the public API, whatever the base URL
+    assert (
+        "https://api.anthropic.com/v1/messages" in text
+    )  # stored as the public API, whatever the base URL
     assert "127.0.0.1" not in text  # no trace of the machine it was recorded on (host header, port)
     import yaml
 
@@ -87,13 +102,18 @@ def test_changed_document_is_a_miss_naming_cassette_query_doc_and_command(
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "JudgeCassetteError: judging doc 'd2016' for query 'q2016'" in output
-    assert str(CASSETTE) in output and "--tempoeval-record-mode=new_episodes" in output  # completes it
+    assert (
+        str(CASSETTE) in output and "--tempoeval-record-mode=new_episodes" in output
+    )  # completes it
 
 
 def test_missing_cassette_fails_without_retries(suite: pytest.Pytester) -> None:
     result = suite.runpytest()
     result.assert_outcomes(failed=1)
-    assert "JudgeCassetteError" in result.stdout.str() and "Connection error" not in result.stdout.str()
+    assert (
+        "JudgeCassetteError" in result.stdout.str()
+        and "Connection error" not in result.stdout.str()
+    )
     assert not (suite.path / CASSETTE).exists()  # nothing is written in replay mode
 
 
@@ -120,10 +140,16 @@ def test_stock_vcrpy_replays_our_cassettes(tmp_path: Path, suffix: str) -> None:
     path = tmp_path / f"stock{suffix}"
     recorded = record_directly(path, ITEMS[:6])
     serializer = "json" if suffix == ".json" else "yaml"
-    with vcr.use_cassette(str(path), record_mode="none", match_on=list(MATCH_ON), serializer=serializer):
+    with vcr.use_cassette(
+        str(path), record_mode="none", match_on=list(MATCH_ON), serializer=serializer
+    ):
         client = anthropic.Anthropic(api_key="unused", max_retries=0)
         for judgment, (_, query, _, document) in zip(recorded, ITEMS, strict=False):
-            body = {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": graded_prompt(query, document)}], "model": DEFAULT_MODEL}
+            body = {
+                "max_tokens": MAX_TOKENS,
+                "messages": [{"role": "user", "content": graded_prompt(query, document)}],
+                "model": DEFAULT_MODEL,
+            }
             message = client.messages.create(**body)
             assert json.loads(message.content[0].text)["relevance_score"] == judgment.value
 
@@ -148,16 +174,23 @@ def test_changed_model_is_a_miss(suite: pytest.Pytester, monkeypatch: pytest.Mon
     assert "JudgeCassetteError" in result.stdout.str()
 
 
-def record_directly(path: Path, items: list[tuple[str, str, str, str]], **options: object) -> list[Judgment]:
+def record_directly(
+    path: Path, items: list[tuple[str, str, str, str]], **options: object
+) -> list[Judgment]:
     """Judge items live against a fresh fake server, recording into the cassette at ``path``."""
     cassette = JudgeCassette(path, "once")
     with FakeMessagesServer(latency=0.01) as server:
-        judgments = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=cassette, **options).grade_all(items)
+        judgments = AnthropicJudge(
+            api_key=SENTINEL, base_url=server.base_url, cassette=cassette, **options
+        ).grade_all(items)
     cassette.save()
     return judgments
 
 
-ITEMS = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"from {1990 + i % 5} to {1992 + i % 5}") for i in range(40)]
+ITEMS = [
+    (f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"from {1990 + i % 5} to {1992 + i % 5}")
+    for i in range(40)
+]
 
 
 def test_concurrent_replay_does_not_depend_on_completion_order(tmp_path: Path) -> None:
@@ -185,7 +218,9 @@ judge = AnthropicJudge(cassette=JudgeCassette(Path({str(path)!r})))
 values = [j.value for j in judge.grade_all({ITEMS!r})]
 print(values, "anthropic" in sys.modules, "vcr" in sys.modules, judge.stats.judgments)
 """
-    output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
     assert output.strip() == f"{[j.value for j in recorded]} False False {len(ITEMS)}"
 
 
@@ -218,7 +253,9 @@ except JudgeCassetteError as error:
     print(error)
 print("anthropic" in sys.modules, connects, judge.stats.judgments)
 """
-    output = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
     error, facts = output.strip().splitlines()
     assert error.startswith("judging doc 'd") and "for query 'q" in error
     assert str(missing) in error and "RERECORD" in error
@@ -247,7 +284,10 @@ def test_broken_cassette_is_a_clear_error_and_never_overwritten(
     output = result.stdout.str()
     where = f"{CASSETTE}:{line}" if line else str(CASSETTE)
     assert f"{where}: not a readable cassette" in output, output
-    assert "re-record it whole with: pytest 'test_judged.py::test_llm' --tempoeval-record-mode=all" in output
+    assert (
+        "re-record it whole with: pytest 'test_judged.py::test_llm' --tempoeval-record-mode=all"
+        in output
+    )
     assert "Traceback" not in output and "During handling" not in output
     assert cassette.read_text() == content
 
@@ -265,8 +305,13 @@ def test_new_episodes_keeps_what_is_there_and_records_only_what_is_missing(tmp_p
     assert grown[:5] == first
     import yaml
 
-    kept, grown_file = yaml.safe_load(before)["interactions"], yaml.safe_load(path.read_text())["interactions"]
-    assert all(interaction in grown_file for interaction in kept)  # the old interactions are kept as they were
+    kept, grown_file = (
+        yaml.safe_load(before)["interactions"],
+        yaml.safe_load(path.read_text())["interactions"],
+    )
+    assert all(
+        interaction in grown_file for interaction in kept
+    )  # the old interactions are kept as they were
     assert len(JudgeCassette(path)) == 8
 
 
@@ -275,20 +320,28 @@ def test_record_mode_once_does_not_add_to_an_existing_cassette(tmp_path: Path) -
     record_directly(path, ITEMS[:2])
     before = path.read_text()
     with FakeMessagesServer() as server:
-        judge = AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=JudgeCassette(path, "once", "CMD"))
-        with pytest.raises(JudgeCassetteError, match="does not record into an existing cassette.*CMD"):
+        judge = AnthropicJudge(
+            api_key=SENTINEL, base_url=server.base_url, cassette=JudgeCassette(path, "once", "CMD")
+        )
+        with pytest.raises(
+            JudgeCassetteError, match="does not record into an existing cassette.*CMD"
+        ):
             judge.grade_all(ITEMS[:3])
         assert server.requests == []
     assert path.read_text() == before
 
 
-def test_a_failed_save_leaves_the_old_cassette_intact(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_save_leaves_the_old_cassette_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "keep.yaml"
     record_directly(path, ITEMS[:2])
     before = path.read_text()
     cassette = JudgeCassette(path, "all")
     with FakeMessagesServer() as server:
-        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=cassette).grade_all(ITEMS[2:4])
+        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=cassette).grade_all(
+            ITEMS[2:4]
+        )
 
     def crash(*args: object) -> None:
         raise OSError("disk full")
@@ -300,13 +353,18 @@ def test_a_failed_save_leaves_the_old_cassette_intact(tmp_path: Path, monkeypatc
     assert [p.name for p in tmp_path.iterdir()] == ["keep.yaml"]  # no temporary file left behind
 
 
-def test_a_recording_killed_midway_keeps_what_it_recorded_and_new_episodes_completes_it(tmp_path: Path) -> None:
+def test_a_recording_killed_midway_keeps_what_it_recorded_and_new_episodes_completes_it(
+    tmp_path: Path,
+) -> None:
     import signal
     import subprocess
     import sys
     import time
 
-    items = [(f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"report {i} from {1990 + i % 5}") for i in range(60)]  # 60 prompts
+    items = [
+        (f"q{i}", f"in {1990 + i % 9}", f"d{i}", f"report {i} from {1990 + i % 5}")
+        for i in range(60)
+    ]  # 60 prompts
     path = tmp_path / "crashed.yaml"
     with FakeMessagesServer(latency=0.1) as server:
         child = subprocess.Popen(
@@ -334,7 +392,11 @@ cassette.save()
     # The file is a whole cassette (saves are atomic) holding part of the judgments.
     kept = JudgeCassette(path, "none", "CMD")
     bodies = [
-        {"max_tokens": MAX_TOKENS, "messages": [{"role": "user", "content": graded_prompt(q, d)}], "model": DEFAULT_MODEL}
+        {
+            "max_tokens": MAX_TOKENS,
+            "messages": [{"role": "user", "content": graded_prompt(q, d)}],
+            "model": DEFAULT_MODEL,
+        }
         for _, q, _, d in items
     ]
     held = [item for item, body in zip(items, bodies, strict=True) if kept.answer(body) is not None]
@@ -348,24 +410,32 @@ cassette.save()
     # new_episodes asks only for what is missing and completes the cassette.
     with FakeMessagesServer() as server:
         completing = JudgeCassette(path, "new_episodes")
-        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=completing).grade_all(items)
+        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=completing).grade_all(
+            items
+        )
         completing.save()
         assert len(server.requests) == len(items) - len(held)
     assert len(JudgeCassette(path)) == len(items)
 
 
-def test_a_key_sent_in_both_x_api_key_and_authorization_never_reaches_the_cassette(tmp_path: Path) -> None:
+def test_a_key_sent_in_both_x_api_key_and_authorization_never_reaches_the_cassette(
+    tmp_path: Path,
+) -> None:
     import anthropic
 
     bearer, header_key = "sentinel-bearer-7f3a9c", "sentinel-xapikey-2b8e1d"
     path = tmp_path / "secret.yaml"
     with FakeMessagesServer() as server:
-        client = anthropic.AsyncAnthropic(api_key=bearer, base_url=server.base_url, default_headers={"x-api-key": header_key})
+        client = anthropic.AsyncAnthropic(
+            api_key=bearer, base_url=server.base_url, default_headers={"x-api-key": header_key}
+        )
         cassette = JudgeCassette(path, "once")
         AnthropicJudge(client=client, cassette=cassette).grade_all(ITEMS[:3])
         cassette.save()
         sent = server.headers[0]
-    assert sent["x-api-key"] == header_key and bearer in sent["authorization"]  # both really went out
+    assert (
+        sent["x-api-key"] == header_key and bearer in sent["authorization"]
+    )  # both really went out
     text = path.read_text()
     for secret in (bearer, header_key, "sentinel", "x-api-key", "authorization"):
         assert secret not in text.lower(), secret
@@ -379,7 +449,9 @@ def test_a_gateway_path_and_query_are_never_stored(tmp_path: Path) -> None:
     with FakeMessagesServer() as server:
         cassette = JudgeCassette(path, "once")
         base_url = f"{server.base_url}/gw/ACCOUNT-ID-1234/anthropic"
-        client = anthropic.AsyncAnthropic(api_key=SENTINEL, base_url=base_url, default_query={"api_key": "SECRETKEY123"})
+        client = anthropic.AsyncAnthropic(
+            api_key=SENTINEL, base_url=base_url, default_query={"api_key": "SECRETKEY123"}
+        )
         AnthropicJudge(client=client, cassette=cassette).grade_all(ITEMS[:2])
         cassette.save()
         assert {body["model"] for body in server.requests} and len(server.requests) == 2
@@ -387,10 +459,14 @@ def test_a_gateway_path_and_query_are_never_stored(tmp_path: Path) -> None:
     assert "ACCOUNT-ID" not in text and "SECRETKEY" not in text and "/gw/" not in text
     import yaml
 
-    assert {i["request"]["uri"] for i in yaml.safe_load(text)["interactions"]} == {"https://api.anthropic.com/v1/messages"}
+    assert {i["request"]["uri"] for i in yaml.safe_load(text)["interactions"]} == {
+        "https://api.anthropic.com/v1/messages"
+    }
 
 
-def test_a_damaged_stored_response_is_an_error_in_replay_and_re_asked_by_new_episodes(tmp_path: Path) -> None:
+def test_a_damaged_stored_response_is_an_error_in_replay_and_re_asked_by_new_episodes(
+    tmp_path: Path,
+) -> None:
     import yaml
 
     path = tmp_path / "damaged.yaml"
@@ -398,11 +474,16 @@ def test_a_damaged_stored_response_is_an_error_in_replay_and_re_asked_by_new_epi
     data = yaml.safe_load(path.read_text())
     data["interactions"][0]["response"]["body"]["string"] = "<html>502 Bad Gateway</html>"
     path.write_text(yaml.safe_dump(data))
-    with pytest.raises(JudgeCassetteError, match="damaged.yaml: the stored response to this judgment is not a JSON message"):
+    with pytest.raises(
+        JudgeCassetteError,
+        match="damaged.yaml: the stored response to this judgment is not a JSON message",
+    ):
         AnthropicJudge(cassette=JudgeCassette(path, "none", "CMD")).grade_all(ITEMS[:4])
     with FakeMessagesServer() as server:
         repair = JudgeCassette(path, "new_episodes")
-        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=repair).grade_all(ITEMS[:4])
+        AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=repair).grade_all(
+            ITEMS[:4]
+        )
         repair.save()
         assert len(server.requests) == 1  # only the damaged one was asked again
     assert "Bad Gateway" not in path.read_text() and len(JudgeCassette(path)) == 4

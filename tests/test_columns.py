@@ -45,13 +45,17 @@ def test_ids_round_trip_through_words_in_byte_order() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(IDS, unique=True, max_size=8), min_size=1, max_size=6), st.data())
-def test_match_within_groups_equals_per_group_dicts(left_groups: list[list[str]], data: st.DataObject) -> None:
+def test_match_within_groups_equals_per_group_dicts(
+    left_groups: list[list[str]], data: st.DataObject
+) -> None:
     right_groups = [data.draw(st.lists(IDS, unique=True, max_size=8)) for _ in left_groups]
     left = [doc for group in left_groups for doc in group]
     right = [doc for group in right_groups for doc in group]
     left_offsets = np.cumsum([0] + [len(g) for g in left_groups])
     right_offsets = np.cumsum([0] + [len(g) for g in right_groups])
-    found = match_within_groups(left_offsets, id_words(encode_ids(left)), right_offsets, id_words(encode_ids(right)))
+    found = match_within_groups(
+        left_offsets, id_words(encode_ids(left)), right_offsets, id_words(encode_ids(right))
+    )
     expected = []
     for group, docs in enumerate(left_groups):
         position = {doc: right_offsets[group] + i for i, doc in enumerate(right_groups[group])}
@@ -67,7 +71,12 @@ def test_duplicate_pairs_are_exact_and_within_groups() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.decimals(allow_nan=False, allow_infinity=False, places=4)))
+@given(
+    st.one_of(
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.decimals(allow_nan=False, allow_infinity=False, places=4),
+    )
+)
 def test_parse_floats_equals_python_float(value: object) -> None:
     text = str(value).encode()
     assert parse_floats(np.array([text, b"1.5"])).tolist()[0] == float(text)
@@ -79,4 +88,6 @@ def test_long_judgment_lists_take_the_hash_index_path() -> None:
     gold = GoldSet.from_dict({"queries": [{"id": "q", "relevant": relevant}]})
     result = ndcg(Run({"q": ["d299", "zzz"]}), gold, k=2)
     grades = sorted(relevant.values(), reverse=True)
-    assert result.per_query["q"] == pytest.approx((relevant["d299"]) / (grades[0] + grades[1] / np.log2(3)))
+    assert result.per_query["q"] == pytest.approx(
+        (relevant["d299"]) / (grades[0] + grades[1] / np.log2(3))
+    )

@@ -15,11 +15,15 @@ def test_writes_with_the_usual_permissions_and_leaves_no_temporary_file(tmp_path
     umask = os.umask(0)
     os.umask(umask)
     assert target.read_text() == "new\n"
-    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask  # not mkstemp's 0600: files get committed
+    assert (
+        stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+    )  # not mkstemp's 0600: files get committed
     assert os.listdir(target.parent) == ["file.json"]
 
 
-def test_a_crash_before_the_rename_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crash_before_the_rename_keeps_the_old_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "baseline.json"
     target.write_text("old\n")
 

@@ -65,14 +65,19 @@ def test_recall_mrr_map() -> None:
     # q2 relevant docs known: b, d (2); retrieved d at rank 2.
     assert temporal_recall(RUN, GOLD, k=3).per_query == {"q1": 2 / 3, "q2": 1 / 2}
     assert temporal_mrr(RUN, GOLD).per_query == {"q1": 1 / 2, "q2": 1 / 2}
-    assert temporal_map(RUN, GOLD).per_query == pytest.approx({"q1": (1 / 2 + 2 / 3) / 3, "q2": (1 / 2) / 2})
+    assert temporal_map(RUN, GOLD).per_query == pytest.approx(
+        {"q1": (1 / 2 + 2 / 3) / 3, "q2": (1 / 2) / 2}
+    )
     assert temporal_mrr(RUN, GOLD, k=1).per_query == {"q1": 0.0, "q2": 0.0}
 
 
 def test_gold_mode_uses_graded_judgments() -> None:
     result = temporal_ndcg(RUN, GOLD, k=3, mode="gold")
     assert result.per_query == {"q1": (2 / 2) / 2}  # a (grade 2) at rank 3; ideal: a at rank 1
-    assert result.excluded == {"q2": "no relevant document judged", "q3": "no relevant document judged"}
+    assert result.excluded == {
+        "q2": "no relevant document judged",
+        "q3": "no relevant document judged",
+    }
 
 
 def test_strict_refuses_unjudged_documents() -> None:
@@ -98,7 +103,10 @@ def test_missing_query_is_scored_as_an_empty_ranking() -> None:
 def test_explanation_names_retrieved_and_ideal_documents() -> None:
     text = temporal_ndcg(RUN, GOLD, k=3).explain(n=1)
     lines = text.splitlines()
-    assert lines[0].startswith("temporal_ndcg@3 [focus_time] = 0.4") and "over 2 queries (1 excluded)" in lines[0]
+    assert (
+        lines[0].startswith("temporal_ndcg@3 [focus_time] = 0.4")
+        and "over 2 queries (1 excluded)" in lines[0]
+    )
     assert "excluded (no focus time (none given, none found in its text)): q3" in text
     assert "q2: 0.4283  retrieved: e(?) d(1.33333)" in text
     assert "ideal: d(1.33333) b(1)" in text
@@ -110,18 +118,23 @@ def test_unknown_run_query_is_an_error() -> None:
 
 
 def test_result_with_no_counted_query_refuses_comparisons() -> None:
-    result = temporal_ndcg(Run({"q3": ["a"]}), GoldSet.from_dict({"queries": [{"id": "q3", "text": "no years"}]}))
+    result = temporal_ndcg(
+        Run({"q3": ["a"]}), GoldSet.from_dict({"queries": [{"id": "q3", "text": "no years"}]})
+    )
     assert math.isnan(result)
     with pytest.raises(MetricError, match="all 1 queries were excluded"):
         assert result >= 0.5
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"k": 0}, "k must be a positive integer"),
-    ({"k": -3}, "k must be a positive integer"),
-    ({"mode": "fuzzy"}, "unknown mode 'fuzzy'"),
-    ({"gain": "cubic"}, "unknown gain 'cubic'"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"k": 0}, "k must be a positive integer"),
+        ({"k": -3}, "k must be a positive integer"),
+        ({"mode": "fuzzy"}, "unknown mode 'fuzzy'"),
+        ({"gain": "cubic"}, "unknown gain 'cubic'"),
+    ],
+)
 def test_bad_arguments(kwargs: dict, message: str) -> None:
     with pytest.raises(MetricError, match=message):
         temporal_ndcg(RUN, GOLD, **kwargs)

@@ -58,8 +58,18 @@ GOLD_TREES: list[dict[str, Any]] = [
             "d3": None,
         },
         "queries": [
-            {"id": "q1", "text": "Who won in 2020?", "temporal_focus": "specific_time", "relevant": {"d1": 3, "d9": 0}},
-            {"id": "q2", "text": "Elections of 2015-2017", "focus_time": "1990s", "relevant": ["d2", "d3"]},
+            {
+                "id": "q1",
+                "text": "Who won in 2020?",
+                "temporal_focus": "specific_time",
+                "relevant": {"d1": 3, "d9": 0},
+            },
+            {
+                "id": "q2",
+                "text": "Elections of 2015-2017",
+                "focus_time": "1990s",
+                "relevant": ["d2", "d3"],
+            },
             {"id": "q3", "relevant": {"d1": 1}},
         ],
     },
@@ -82,7 +92,10 @@ queries:
     relevant: [us2020]
 """
 
-QRELS_SEEDS = [b"q1 0 d1 3\nq1 0 d2 0\nq2 0 d1 1\n", b"301\t0\tFBIS3-10082\t1\n301\t0\tFBIS3-10169\t0\n"]
+QRELS_SEEDS = [
+    b"q1 0 d1 3\nq1 0 d2 0\nq2 0 d1 1\n",
+    b"301\t0\tFBIS3-10082\t1\n301\t0\tFBIS3-10169\t0\n",
+]
 TREC_RUN_SEEDS = [
     b"q1 Q0 d1 1 12.5 run\nq1 Q0 d2 2 9.0 run\nq2 Q0 d3 1 1e-3 run\n",
     b"301\tQ0\tFBIS3-10082\t1\t-3.25\tbm25\n301\tQ0\tFBIS3-10169\t2\t-3.5\tbm25\n",
@@ -113,7 +126,11 @@ BASELINE_TREES: list[Any] = [
 ]
 # Request bodies the seed cassettes hold: replaying them reaches the stored responses.
 JUDGE_BODIES: list[dict[str, Any]] = [
-    {"max_tokens": 300, "messages": [{"role": "user", "content": f"Rate document {doc}"}], "model": "claude-haiku-5-5"}
+    {
+        "max_tokens": 300,
+        "messages": [{"role": "user", "content": f"Rate document {doc}"}],
+        "model": "claude-haiku-5-5",
+    }
     for doc in ("d1", "d2")
 ]
 
@@ -137,7 +154,10 @@ def _interaction(body: dict[str, Any], grade: int) -> dict[str, Any]:
 
 
 CASSETTE_TREES: list[Any] = [
-    {"interactions": [_interaction(JUDGE_BODIES[0], 3), _interaction(JUDGE_BODIES[1], 0)], "version": 1},
+    {
+        "interactions": [_interaction(JUDGE_BODIES[0], 3), _interaction(JUDGE_BODIES[1], 0)],
+        "version": 1,
+    },
     {"interactions": [], "version": 1},
 ]
 
@@ -149,7 +169,9 @@ def dump_json(tree: Any, style: bool | None = True) -> bytes:
 
 def dump_yaml(tree: Any, style: bool | None = False) -> bytes:
     """YAML in block (False), flow (True) or mixed (None) style."""
-    return yaml.dump(tree, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True, default_flow_style=style).encode()
+    return yaml.dump(
+        tree, Dumper=yaml.CSafeDumper, sort_keys=False, allow_unicode=True, default_flow_style=style
+    ).encode()
 
 
 # -- the loaders ----------------------------------------------------------------------------------
@@ -187,7 +209,9 @@ class Loader:
 
 
 def load_qrels(path: Path) -> object:
-    return GoldSet.from_trec_qrels(path).queries  # qrels are grouped lazily: building the queries is part of loading
+    return GoldSet.from_trec_qrels(
+        path
+    ).queries  # qrels are grouped lazily: building the queries is part of loading
 
 
 def load_trec_run(path: Path) -> object:
@@ -202,8 +226,13 @@ def read_baseline(path: Path) -> object:
     return BaselineStore(path, update=False, test_id="t.py::t").read()
 
 
-def yaml_loader(name: str, load: Load, error: type[TempoEvalError], trees: list[Any], *texts: bytes) -> Loader:
-    seeds = (*texts, *(dump_yaml(tree, style) for tree in trees for style in (False, True)))  # block and flow style
+def yaml_loader(
+    name: str, load: Load, error: type[TempoEvalError], trees: list[Any], *texts: bytes
+) -> Loader:
+    seeds = (
+        *texts,
+        *(dump_yaml(tree, style) for tree in trees for style in (False, True)),
+    )  # block and flow style
     return Loader(name, ".yaml", load, error, seeds, tuple(trees), dump_yaml)
 
 
@@ -227,7 +256,13 @@ LOADERS = {
 
 # -- the property ---------------------------------------------------------------------------------
 
-_LINE_BREAKS = (b"\n", b"\r", "\x85".encode(), "\u2028".encode(), "\u2029".encode())  # YAML counts all of these
+_LINE_BREAKS = (
+    b"\n",
+    b"\r",
+    "\x85".encode(),
+    "\u2028".encode(),
+    "\u2029".encode(),
+)  # YAML counts all of these
 
 
 def check_file(loader: Loader, path: Path, seconds: float = SECONDS_PER_INPUT) -> tuple[str, float]:
@@ -244,12 +279,16 @@ def check_file(loader: Loader, path: Path, seconds: float = SECONDS_PER_INPUT) -
         outcome = type(error).__name__
         message = str(error)
         where = re.match(re.escape(str(path)) + r"(?::(\d+))?: \S", message)
-        assert where, f"the message does not start with '{path}:' or '{path}:<line>:': {message[:300]!r}"
+        assert where, (
+            f"the message does not start with '{path}:' or '{path}:<line>:': {message[:300]!r}"
+        )
         if where.group(1) is not None:
             last_line = sum(data.count(mark) for mark in _LINE_BREAKS) + 1
             if loader.suffix == ".yaml" and not data.endswith((b"\n", b"\r")):
                 last_line += 1  # libyaml puts the end of the stream on the line after an unterminated last line
-            assert 1 <= int(where.group(1)) <= last_line, f"line {where.group(1)} is outside the file: {message[:300]!r}"
+            assert 1 <= int(where.group(1)) <= last_line, (
+                f"line {where.group(1)} is outside the file: {message[:300]!r}"
+            )
     finally:
         elapsed = time.perf_counter() - started
     assert elapsed < seconds, f"loading took {elapsed:.2f} s"
@@ -260,7 +299,9 @@ _names = itertools.count()
 
 
 def check_input(loader: Loader, directory: Path, data: bytes) -> tuple[str, float]:
-    path = directory / f"input-{next(_names)}{loader.suffix}"  # unique: hypothesis reuses the directory
+    path = (
+        directory / f"input-{next(_names)}{loader.suffix}"
+    )  # unique: hypothesis reuses the directory
     path.write_bytes(data)
     try:
         return check_file(loader, path)
@@ -271,18 +312,108 @@ def check_input(loader: Loader, directory: Path, data: bytes) -> tuple[str, floa
 # -- mutations ------------------------------------------------------------------------------------
 
 NASTY_TOKENS = [
-    "", "-1", "0", "-0", "1e999", "-1e999", "NaN", "nan", "Infinity", "-Infinity", ".inf", ".nan",
-    "9" * 400, "9" * 5000, "1" * 19, "0.1" + "1" * 20, "1_000", "0x1F", "0o17", "010", "1.10", "+1",
-    "true", "false", "yes", "null", "~", "2020-13-45", "2020-02-30", "0000-01-01", "2001-12-14t21:59:43.10-05:00",
-    "&a", "*a", "&a [1]", "!!binary", "!!python/object/apply:os.system", "!!set", "!custom", "<<", "? x",
-    "---", "...", "[", "]", "{", "}", ",", ":", "- ", "#", "|", ">", "'", '"', "\\", "\\u0000", "\\ud800",
-    "%YAML 1.1", "\x00", "\t", "\r", "\x0b", "\ufeff", "\u2028", "\x85", "é", "😀", "\x7f", "Q0", "q1", "d1",
-    "version", "queries", "relevant", "focus_time", "documents", "interactions", "request", "response",
-    "body", "string", "per_query", "results", "d" * 8, "d" * 9, "d" * 4097, "1 2 3", "x\ny",
+    "",
+    "-1",
+    "0",
+    "-0",
+    "1e999",
+    "-1e999",
+    "NaN",
+    "nan",
+    "Infinity",
+    "-Infinity",
+    ".inf",
+    ".nan",
+    "9" * 400,
+    "9" * 5000,
+    "1" * 19,
+    "0.1" + "1" * 20,
+    "1_000",
+    "0x1F",
+    "0o17",
+    "010",
+    "1.10",
+    "+1",
+    "true",
+    "false",
+    "yes",
+    "null",
+    "~",
+    "2020-13-45",
+    "2020-02-30",
+    "0000-01-01",
+    "2001-12-14t21:59:43.10-05:00",
+    "&a",
+    "*a",
+    "&a [1]",
+    "!!binary",
+    "!!python/object/apply:os.system",
+    "!!set",
+    "!custom",
+    "<<",
+    "? x",
+    "---",
+    "...",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    "- ",
+    "#",
+    "|",
+    ">",
+    "'",
+    '"',
+    "\\",
+    "\\u0000",
+    "\\ud800",
+    "%YAML 1.1",
+    "\x00",
+    "\t",
+    "\r",
+    "\x0b",
+    "\ufeff",
+    "\u2028",
+    "\x85",
+    "é",
+    "😀",
+    "\x7f",
+    "Q0",
+    "q1",
+    "d1",
+    "version",
+    "queries",
+    "relevant",
+    "focus_time",
+    "documents",
+    "interactions",
+    "request",
+    "response",
+    "body",
+    "string",
+    "per_query",
+    "results",
+    "d" * 8,
+    "d" * 9,
+    "d" * 4097,
+    "1 2 3",
+    "x\ny",
 ]
 NASTY_BYTES = [
-    b"\x00", b"\xff", b"\xc3", b"\xef\xbb\xbf", b"\r", b"\r\n", b"\t", b"\x0b", b"\x0c",
-    b"\xed\xa0\x80", b"\xe2\x80\xa8", b"\xc2\x85",  # a UTF-8-encoded surrogate, U+2028, U+0085 (YAML line breaks)
+    b"\x00",
+    b"\xff",
+    b"\xc3",
+    b"\xef\xbb\xbf",
+    b"\r",
+    b"\r\n",
+    b"\t",
+    b"\x0b",
+    b"\x0c",
+    b"\xed\xa0\x80",
+    b"\xe2\x80\xa8",
+    b"\xc2\x85",  # a UTF-8-encoded surrogate, U+2028, U+0085 (YAML line breaks)
 ]
 HUGE_INTS = [10**400, -(10**400), 2**63, -(2**63) - 1, 2**64]  # beyond float, int64, uint64
 
@@ -308,7 +439,9 @@ text_ops = st.one_of(
     st.tuples(st.just("insert"), index, inserted_bytes),
     st.tuples(st.just("replace token"), index, tokens),
 )
-_TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[^\s\[\]{},:"]+')  # a JSON string, or a run of non-blank non-syntax bytes
+_TOKEN = re.compile(
+    rb'"(?:[^"\\\n]|\\.)*"|[^\s\[\]{},:"]+'
+)  # a JSON string, or a run of non-blank non-syntax bytes
 
 
 def apply_text_op(data: bytes, op: tuple[Any, ...]) -> bytes:
@@ -337,8 +470,17 @@ def apply_text_op(data: bytes, op: tuple[Any, ...]) -> bytes:
     return b"".join(lines)
 
 
-keys = st.sampled_from(["id", "text", "version", "queries", "relevant", "body", "string", "per_query"]) | st.text(max_size=6)
-scalars = st.none() | st.booleans() | st.integers() | one_of_items(HUGE_INTS) | st.floats() | st.text(max_size=10)
+keys = st.sampled_from(
+    ["id", "text", "version", "queries", "relevant", "body", "string", "per_query"]
+) | st.text(max_size=6)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | one_of_items(HUGE_INTS)
+    | st.floats()
+    | st.text(max_size=10)
+)
 values = st.recursive(
     scalars | tokens.map(bytes.decode),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(keys, children, max_size=3),
@@ -349,13 +491,21 @@ values = st.recursive(
 @st.composite
 def mutated_tree(draw: st.DrawFn, trees: tuple[Any, ...]) -> Any:
     """A seed tree with a few nodes replaced, deleted, added to or nested deep."""
-    holder = [copy.deepcopy(draw(st.sampled_from(trees)))]  # a holder, so the root can be replaced too
+    holder = [
+        copy.deepcopy(draw(st.sampled_from(trees)))
+    ]  # a holder, so the root can be replaced too
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
         parent: Any = holder
         key: Any = 0
         for step in draw(st.lists(index, max_size=6)):  # walk down to a random node
             node = parent[key]
-            children = list(node) if isinstance(node, dict) else list(range(len(node))) if isinstance(node, list) else []
+            children = (
+                list(node)
+                if isinstance(node, dict)
+                else list(range(len(node)))
+                if isinstance(node, list)
+                else []
+            )
             if not children:
                 break
             parent, key = node, children[step % len(children)]
@@ -376,9 +526,41 @@ def mutated_tree(draw: st.DrawFn, trees: tuple[Any, ...]) -> Any:
 
 # TREC-like lines: mostly the right number of fields, of tricky values, with tricky separators.
 TREC_FIELDS = [
-    b"q1", b"q2", b"Q0", b"0", b"d1", b"d2", b"1", b"3", b"-1", b"12.5", b"-3", b"1e5", b"1e999", b"nan", b"inf",
-    b"1_0", b"+1", b"0x10", b".5", b"5.", b"1.2.3", b"run", "é".encode(), b"\xff", b"\x00", b"9" * 19, b"1" * 16 + b".5",
-    b"d" * 7, b"d" * 8, b"d" * 9, b"d" * 16, b"d" * 17, b"d" * 4096, b"d" * 4097, b"\xef\xbb\xbfq1",
+    b"q1",
+    b"q2",
+    b"Q0",
+    b"0",
+    b"d1",
+    b"d2",
+    b"1",
+    b"3",
+    b"-1",
+    b"12.5",
+    b"-3",
+    b"1e5",
+    b"1e999",
+    b"nan",
+    b"inf",
+    b"1_0",
+    b"+1",
+    b"0x10",
+    b".5",
+    b"5.",
+    b"1.2.3",
+    b"run",
+    "é".encode(),
+    b"\xff",
+    b"\x00",
+    b"9" * 19,
+    b"1" * 16 + b".5",
+    b"d" * 7,
+    b"d" * 8,
+    b"d" * 9,
+    b"d" * 16,
+    b"d" * 17,
+    b"d" * 4096,
+    b"d" * 4097,
+    b"\xef\xbb\xbfq1",
 ]
 trec_field = st.sampled_from(TREC_FIELDS) | st.binary(min_size=1, max_size=10)
 
@@ -405,14 +587,20 @@ def malformed(name: str) -> st.SearchStrategy[bytes]:
             data = apply_text_op(data, op)
         return data
 
-    mutated = st.builds(mutate, st.sampled_from(loader.seeds), st.lists(text_ops, min_size=1, max_size=4))
+    mutated = st.builds(
+        mutate, st.sampled_from(loader.seeds), st.lists(text_ops, min_size=1, max_size=4)
+    )
     # Mutated trees get at most one text mutation: more would mostly break the syntax they keep.
     if loader.trees:
         assert loader.dump is not None
-        dumped = st.builds(loader.dump, mutated_tree(loader.trees), st.sampled_from([None, False, True]))
+        dumped = st.builds(
+            loader.dump, mutated_tree(loader.trees), st.sampled_from([None, False, True])
+        )
         mutated |= st.builds(mutate, dumped, st.lists(text_ops, max_size=1))
     if name in ("trec_qrels", "trec_run"):
-        mutated |= st.builds(mutate, trec_lines(4 if name == "trec_qrels" else 6), st.lists(text_ops, max_size=1))
+        mutated |= st.builds(
+            mutate, trec_lines(4 if name == "trec_qrels" else 6), st.lists(text_ops, max_size=1)
+        )
     return mutated | st.binary(max_size=300)
 
 
@@ -436,13 +624,19 @@ def test_seeds_load(name: str, tmp_path: Path) -> None:
 
 @settings(
     deadline=None,  # check_file bounds each load's time itself; generating an input does not count
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example],
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.large_base_example,
+    ],
 )
 @given(data=st.data())
 @pytest.mark.parametrize("name", LOADERS)
 def test_fuzz(name: str, fuzz_dir: Path, data: st.DataObject) -> None:
     """A malformed file loads, or fails with the loader's documented error (see check_file)."""
-    outcome, elapsed = check_input(LOADERS[name], fuzz_dir, data.draw(malformed(name), label="file"))
+    outcome, elapsed = check_input(
+        LOADERS[name], fuzz_dir, data.draw(malformed(name), label="file")
+    )
     event(f"outcome: {outcome}")
     target(elapsed, label="load seconds")  # steers generation towards slow inputs
 
@@ -463,29 +657,67 @@ class FoundBug:
 _E309 = b"1" + b"0" * 309  # an integer beyond the largest float
 _DIGITS = b"9" * 4301  # past Python's 4,300-digit limit for int(str)
 FOUND_BUGS = [
-    FoundBug("gold_yaml", "bad-date", b"2020-13-45\n", "an impossible date: the YAML constructor's ValueError"),
-    FoundBug("gold_yaml", "bad-tagged-value", b"version: !!int x\n", "'!!int x': the YAML constructor's ValueError"),
+    FoundBug(
+        "gold_yaml",
+        "bad-date",
+        b"2020-13-45\n",
+        "an impossible date: the YAML constructor's ValueError",
+    ),
+    FoundBug(
+        "gold_yaml",
+        "bad-tagged-value",
+        b"version: !!int x\n",
+        "'!!int x': the YAML constructor's ValueError",
+    ),
     FoundBug("gold_yaml", "int-digits", _DIGITS, "a 4,301-digit integer"),
     FoundBug("gold_json", "int-digits", _DIGITS, "a 4,301-digit integer"),
     FoundBug("json_run", "int-digits", _DIGITS, "a 4,301-digit integer"),
-    FoundBug("json_run", "float-overflow", b'{"q":{"d":' + _E309 + b"}}", "a score beyond float range: OverflowError"),
+    FoundBug(
+        "json_run",
+        "float-overflow",
+        b'{"q":{"d":' + _E309 + b"}}",
+        "a score beyond float range: OverflowError",
+    ),
     FoundBug("baseline", "int-digits", _DIGITS, "a 4,301-digit integer"),
-    FoundBug("baseline", "float-overflow", b'{"version":1,"results":{"r":{"per_query":{"q":' + _E309 + b"}}}}",
-             "a per-query score beyond float range: OverflowError"),
+    FoundBug(
+        "baseline",
+        "float-overflow",
+        b'{"version":1,"results":{"r":{"per_query":{"q":' + _E309 + b"}}}}",
+        "a per-query score beyond float range: OverflowError",
+    ),
     FoundBug("cassette_json", "int-digits", _DIGITS, "a 4,301-digit integer"),
     FoundBug("cassette_yaml", "int-digits", _DIGITS, "a 4,301-digit integer"),
-    FoundBug("cassette_yaml", "bad-date", b"x: 2020-13-45\n", "an impossible date: the YAML constructor's ValueError"),
+    FoundBug(
+        "cassette_yaml",
+        "bad-date",
+        b"x: 2020-13-45\n",
+        "an impossible date: the YAML constructor's ValueError",
+    ),
 ]
 _POST = {"method": "POST", "uri": "/v1/messages"}
 for _suffix, _dump in (("json", dump_json), ("yaml", dump_yaml)):
     FOUND_BUGS += [
-        FoundBug(f"cassette_{_suffix}", "non-string-method", _dump({"interactions": [{"request": {"method": 1}, "response": {}}]}, None),
-                 "request method or uri not a string: AttributeError"),
-        FoundBug(f"cassette_{_suffix}", "unhashable-body", _dump({"interactions": [{"request": {**_POST, "body": [1]}, "response": {}}]}, None),
-                 "a request body that is a list: TypeError (unhashable)"),
-        FoundBug(f"cassette_{_suffix}", "non-string-response",
-                 _dump({"interactions": [{"request": {**_POST, "body": "{}"}, "response": {"body": 1}}]}, None),
-                 "a response body that is not a string: TypeError from json.loads"),
+        FoundBug(
+            f"cassette_{_suffix}",
+            "non-string-method",
+            _dump({"interactions": [{"request": {"method": 1}, "response": {}}]}, None),
+            "request method or uri not a string: AttributeError",
+        ),
+        FoundBug(
+            f"cassette_{_suffix}",
+            "unhashable-body",
+            _dump({"interactions": [{"request": {**_POST, "body": [1]}, "response": {}}]}, None),
+            "a request body that is a list: TypeError (unhashable)",
+        ),
+        FoundBug(
+            f"cassette_{_suffix}",
+            "non-string-response",
+            _dump(
+                {"interactions": [{"request": {**_POST, "body": "{}"}, "response": {"body": 1}}]},
+                None,
+            ),
+            "a response body that is not a string: TypeError from json.loads",
+        ),
     ]
 
 
@@ -508,13 +740,17 @@ _GOLD_YAML = b'{version: 1, queries: [{id: q, text: "'
         pytest.param("trec_run", b"", b"d", b"", id="trec_run-one-field"),
         pytest.param("trec_qrels", b"", b"q1 0 d1 1 ", b"", id="trec_qrels-fields"),
         pytest.param("trec_qrels", b"", b"d", b"", id="trec_qrels-one-field"),
-        pytest.param("gold_json", _GOLD_JSON, b"x", b"", id="gold_json-open"),  # the string never ends
+        pytest.param(
+            "gold_json", _GOLD_JSON, b"x", b"", id="gold_json-open"
+        ),  # the string never ends
         pytest.param("gold_json", _GOLD_JSON, b"x", b'"}]}', id="gold_json-valid"),
         pytest.param("gold_yaml", _GOLD_YAML, b"x", b"", id="gold_yaml-open"),
         pytest.param("gold_yaml", _GOLD_YAML, b"x", b'"}]}', id="gold_yaml-valid"),
     ],
 )
-def test_huge_single_line(name: str, start: bytes, repeated: bytes, end: bytes, tmp_path: Path) -> None:
+def test_huge_single_line(
+    name: str, start: bytes, repeated: bytes, end: bytes, tmp_path: Path
+) -> None:
     """No newline in 20 MiB: loads or fails with the documented error within a few seconds."""
     path = tmp_path / f"huge{LOADERS[name].suffix}"
     path.write_bytes(start + repeated * (HUGE // len(repeated)) + end)
@@ -536,7 +772,9 @@ def test_alias_bomb(name: str, tmp_path: Path) -> None:
         assert outcome == "GoldSetError"
 
 
-@pytest.mark.parametrize("name", ["gold_yaml", "gold_json", "json_run", "baseline", "cassette_json", "cassette_yaml"])
+@pytest.mark.parametrize(
+    "name", ["gold_yaml", "gold_json", "json_run", "baseline", "cassette_json", "cassette_yaml"]
+)
 def test_deep_nesting(name: str, tmp_path: Path) -> None:
     """100,000 '[': checked in a child process, since a loader that overflows the C stack crashes."""
     path = tmp_path / f"deep{LOADERS[name].suffix}"
@@ -544,6 +782,10 @@ def test_deep_nesting(name: str, tmp_path: Path) -> None:
     script = "import sys, test_fuzz_loaders as t; t.check_file(t.LOADERS[sys.argv[1]], t.Path(sys.argv[2]))"
     child = subprocess.run(
         [sys.executable, "-c", script, name, str(path)],
-        cwd=Path(__file__).parent, capture_output=True, text=True, timeout=120, check=False,
+        cwd=Path(__file__).parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert child.returncode == 0, f"exit status {child.returncode}:\n{child.stderr[-3000:]}"

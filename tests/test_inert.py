@@ -8,7 +8,9 @@ HEAVY = ("numpy", "anthropic", "vcr", "yaml", "httpx")
 
 def imported_after(code: str) -> set[str]:
     probe = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
-    output = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+    ).stdout
     return set(output.split())
 
 
@@ -32,5 +34,7 @@ def test_pytest_with_the_plugin_installed_imports_nothing_heavy(pytester) -> Non
 
 
 def test_focus_time_needs_no_numpy() -> None:
-    modules = imported_after("from pytest_tempoeval import FocusTime; FocusTime.from_text('in 2020')")
+    modules = imported_after(
+        "from pytest_tempoeval import FocusTime; FocusTime.from_text('in 2020')"
+    )
     assert "numpy" not in modules

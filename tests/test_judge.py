@@ -46,16 +46,24 @@ def judge_for(server: FakeMessagesServer, **options) -> AnthropicJudge:
     return AnthropicJudge(api_key=KEY, base_url=server.base_url, **options)
 
 
-def test_llm_ndcg_uses_judge_grades_and_judged_documents_as_ideal(server: FakeMessagesServer) -> None:
+def test_llm_ndcg_uses_judge_grades_and_judged_documents_as_ideal(
+    server: FakeMessagesServer,
+) -> None:
     judge = judge_for(server)
     result = temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge)
     # fake grades = round(4 x year Jaccard): q2016: d2020 0, d2016b round(4 x 1/2) = 2, d2016 4.
     assert result.per_query["q2016"] == pytest.approx((2 / L3 + 4 / L4) / (4 + 2 / L3), rel=1e-15)
     assert result.per_query["q2020"] == 1.0  # d2020 graded 4; "nowhere" has no text: unjudged
     assert result.extra["unjudged"] == 1
-    assert judge.stats.judgments == 4 and judge.stats.input_tokens > 0 and judge.stats.output_tokens > 0
+    assert (
+        judge.stats.judgments == 4
+        and judge.stats.input_tokens > 0
+        and judge.stats.output_tokens > 0
+    )
     assert {body["model"] for body in server.requests} == {DEFAULT_MODEL}
-    assert result.extra["judge_model"] == DEFAULT_MODEL  # baselines compare it: a new judge means re-baseline
+    assert (
+        result.extra["judge_model"] == DEFAULT_MODEL
+    )  # baselines compare it: a new judge means re-baseline
 
 
 def test_llm_precision_uses_verdicts_and_temporal_focus(server: FakeMessagesServer) -> None:
@@ -78,9 +86,13 @@ def test_invalid_reply_is_asked_once_more_then_succeeds(server: FakeMessagesServ
     assert judgments[0].value == 4 and len(server.requests) == 2
 
 
-def test_two_invalid_replies_raise_judge_error_naming_query_and_doc(server: FakeMessagesServer) -> None:
+def test_two_invalid_replies_raise_judge_error_naming_query_and_doc(
+    server: FakeMessagesServer,
+) -> None:
     server.inject(Fault.out_of_range(), Fault.out_of_range())
-    with pytest.raises(JudgeError, match=r"doc 'd' for query 'q'.*outside 0..4.*raw reply: .*relevance_score.*7"):
+    with pytest.raises(
+        JudgeError, match=r"doc 'd' for query 'q'.*outside 0..4.*raw reply: .*relevance_score.*7"
+    ):
         judge_for(server).grade_all([("q", "in 2020", "d", "in 2020")])
 
 
@@ -102,11 +114,15 @@ def test_concurrency_is_bounded(limit: int) -> None:
     items = [(f"q{i}", f"in {1900 + i}", f"d{i}", f"in {1900 + i}") for i in range(24)]
     with FakeMessagesServer(latency=0.05) as server:
         judgments = judge_for(server, max_concurrency=limit).grade_all(items)
-    assert [j.value for j in judgments] == [4] * 24 and [j.doc_id for j in judgments] == [f"d{i}" for i in range(24)]
+    assert [j.value for j in judgments] == [4] * 24 and [j.doc_id for j in judgments] == [
+        f"d{i}" for i in range(24)
+    ]
     assert server.max_in_flight == limit if limit == 1 else 2 <= server.max_in_flight <= limit
 
 
-def test_async_judging_keeps_order_whatever_the_completion_order(server: FakeMessagesServer) -> None:
+def test_async_judging_keeps_order_whatever_the_completion_order(
+    server: FakeMessagesServer,
+) -> None:
     items = [(f"q{i}", f"in {2000 + i}", f"d{i}", f"in {2000 + (i % 3)}") for i in range(12)]
     judgments = asyncio.run(judge_for(server, max_concurrency=12).agrade_all(items))
     assert [(j.query_id, j.value) for j in judgments] == [
@@ -117,11 +133,15 @@ def test_async_judging_keeps_order_whatever_the_completion_order(server: FakeMes
 def test_judge_works_as_the_seed_classes_llm(server: FakeMessagesServer) -> None:
     metric = TemporalNDCG(use_llm=True)
     metric.llm = judge_for(server)
-    score = metric.compute(query="When in 2016?", retrieved_docs=["A 2020 story.", "A 2016 story."], k=2)
+    score = metric.compute(
+        query="When in 2016?", retrieved_docs=["A 2020 story.", "A 2016 story."], k=2
+    )
     assert score == pytest.approx((4 / L3) / 4)
     # The seed calls may reach the server in either order: pick the prompt about the 2020 story.
     prompt_2020 = next(
-        body["messages"][0]["content"] for body in server.requests if "A 2020 story." in body["messages"][0]["content"]
+        body["messages"][0]["content"]
+        for body in server.requests
+        if "A 2020 story." in body["messages"][0]["content"]
     )
     assert json.loads(metric.llm.generate(prompt_2020))["relevance_score"] == 0
 
@@ -137,8 +157,16 @@ def test_strict_refuses_documents_without_text(server: FakeMessagesServer) -> No
         temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge_for(server), strict=True)
 
 
-def test_llm_query_with_nothing_judged_relevant_is_excluded_with_the_llm_reason(server: FakeMessagesServer) -> None:
-    result = temporal_ndcg(Run({"q2020": ["d2016"], "q2016": ["d2016"]}), GOLD, k=1, mode="llm", judge=judge_for(server))
+def test_llm_query_with_nothing_judged_relevant_is_excluded_with_the_llm_reason(
+    server: FakeMessagesServer,
+) -> None:
+    result = temporal_ndcg(
+        Run({"q2020": ["d2016"], "q2016": ["d2016"]}),
+        GOLD,
+        k=1,
+        mode="llm",
+        judge=judge_for(server),
+    )
     assert result.excluded == {"q2020": "no retrieved document was judged relevant"}
     assert result.per_query == {"q2016": 1.0}
 

@@ -14,10 +14,15 @@ from pytest_tempoeval.judge import AnthropicJudge
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
 KEY = "test-sentinel-key"
-TIMEOUT = 1.0  # the judge's request timeout: far above a normal answer (~5 ms), even on a loaded machine
+TIMEOUT = (
+    1.0  # the judge's request timeout: far above a normal answer (~5 ms), even on a loaded machine
+)
 
 # One year each: the fake grade is 4 x Jaccard, so 4 when the years match and 0 otherwise.
-ITEMS = [(f"q{i}", f"What happened in {2000 + i % 4}?", f"d{i}", f"A report from {2000 + i % 3}.") for i in range(12)]
+ITEMS = [
+    (f"q{i}", f"What happened in {2000 + i % 4}?", f"d{i}", f"A report from {2000 + i % 3}.")
+    for i in range(12)
+]
 EXPECTED = [4 if i % 4 == i % 3 else 0 for i in range(12)]
 
 FAULTS = {
@@ -32,9 +37,16 @@ FAULTS = {
 }
 
 
-def judge_for(server: FakeMessagesServer, concurrency: int, cassette: JudgeCassette | None = None) -> AnthropicJudge:
+def judge_for(
+    server: FakeMessagesServer, concurrency: int, cassette: JudgeCassette | None = None
+) -> AnthropicJudge:
     return AnthropicJudge(
-        api_key=KEY, base_url=server.base_url, max_concurrency=concurrency, max_retries=2, timeout=TIMEOUT, cassette=cassette
+        api_key=KEY,
+        base_url=server.base_url,
+        max_concurrency=concurrency,
+        max_retries=2,
+        timeout=TIMEOUT,
+        cassette=cassette,
     )
 
 
@@ -62,13 +74,15 @@ def test_a_passing_fault_is_retried_while_judging_live(fault: Fault, concurrency
 
 @pytest.mark.parametrize("concurrency", [1, 6])
 @pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
-def test_a_passing_fault_is_retried_and_never_recorded(tmp_path: Path, fault: Fault, concurrency: int) -> None:
+def test_a_passing_fault_is_retried_and_never_recorded(
+    tmp_path: Path, fault: Fault, concurrency: int
+) -> None:
     path = tmp_path / "faults.yaml"
     record_through_faults(path, [fault, fault], concurrency)
     interactions = yaml.safe_load(path.read_text())["interactions"]
     assert len(interactions) == len(ITEMS)
     assert {interaction["response"]["status"]["code"] for interaction in interactions} == {200}
-    assert "relevance_score\\\": 7" not in path.read_text()  # the out-of-range reply was not kept
+    assert 'relevance_score\\": 7' not in path.read_text()  # the out-of-range reply was not kept
     # Replayed offline, the cassette gives the right grades: the faulty answers were replaced.
     replayed = AnthropicJudge(cassette=JudgeCassette(path)).grade_all(ITEMS)
     assert [j.value for j in replayed] == EXPECTED
@@ -76,14 +90,22 @@ def test_a_passing_fault_is_retried_and_never_recorded(tmp_path: Path, fault: Fa
 
 @pytest.mark.parametrize("concurrency", [1, 6])
 @pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
-def test_a_lasting_fault_is_a_judge_error_naming_query_and_doc(tmp_path: Path, fault: Fault, concurrency: int) -> None:
+def test_a_lasting_fault_is_a_judge_error_naming_query_and_doc(
+    tmp_path: Path, fault: Fault, concurrency: int
+) -> None:
     path = tmp_path / "lasting.yaml"
-    with pytest.raises(JudgeError, match=r"^judging doc 'd\d+' for query 'q\d+' \(model [\w.-]+\): \S"):
-        record_through_faults(path, [fault] * 3 * len(ITEMS), concurrency)  # more than every attempt
+    with pytest.raises(
+        JudgeError, match=r"^judging doc 'd\d+' for query 'q\d+' \(model [\w.-]+\): \S"
+    ):
+        record_through_faults(
+            path, [fault] * 3 * len(ITEMS), concurrency
+        )  # more than every attempt
     assert not path.exists()  # nothing good came back, so nothing was recorded
 
 
-def test_an_invalid_stored_reply_fails_replay_with_the_cassette_and_new_episodes_replaces_it(tmp_path: Path) -> None:
+def test_an_invalid_stored_reply_fails_replay_with_the_cassette_and_new_episodes_replaces_it(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "edited.yaml"
     cassette = JudgeCassette(path, "once", "RERECORD")
     with FakeMessagesServer() as server:
@@ -95,7 +117,10 @@ def test_an_invalid_stored_reply_fails_replay_with_the_cassette_and_new_episodes
     path.write_text(yaml.safe_dump(data))
 
     replay = AnthropicJudge(cassette=JudgeCassette(path, "none", "RERECORD"))
-    with pytest.raises(JudgeError, match=r"outside 0\.\.4.*raw reply.*9.*replayed from .*edited\.yaml; re-record with: RERECORD"):
+    with pytest.raises(
+        JudgeError,
+        match=r"outside 0\.\.4.*raw reply.*9.*replayed from .*edited\.yaml; re-record with: RERECORD",
+    ):
         replay.grade_all(ITEMS)
 
     repair = JudgeCassette(path, "new_episodes")
@@ -103,5 +128,9 @@ def test_an_invalid_stored_reply_fails_replay_with_the_cassette_and_new_episodes
         assert [j.value for j in judge_for(server, 4, repair).grade_all(ITEMS)] == EXPECTED
         assert len(server.requests) == 1  # only the spoiled judgment was asked again
     repair.save()
-    assert len(yaml.safe_load(path.read_text())["interactions"]) == len(ITEMS)  # replaced, not appended
-    assert [j.value for j in AnthropicJudge(cassette=JudgeCassette(path)).grade_all(ITEMS)] == EXPECTED
+    assert len(yaml.safe_load(path.read_text())["interactions"]) == len(
+        ITEMS
+    )  # replaced, not appended
+    assert [
+        j.value for j in AnthropicJudge(cassette=JudgeCassette(path)).grade_all(ITEMS)
+    ] == EXPECTED

@@ -70,7 +70,9 @@ def test_ideal_ranking_scores_one(case: tuple[GoldSet, Run, int]) -> None:
     by_time, by_grade = {}, {}
     for query in gold:
         qft = query.focus_time or FocusTime()
-        similarity = {doc: qft.jaccard(gold.documents[doc].focus_time or FocusTime()) for doc in DOCS}
+        similarity = {
+            doc: qft.jaccard(gold.documents[doc].focus_time or FocusTime()) for doc in DOCS
+        }
         by_time[query.id] = sorted(DOCS, key=lambda d: -similarity[d])
         by_grade[query.id] = sorted(query.relevant, key=lambda d: -query.relevant[d])
     for value in temporal_ndcg(Run(by_time), gold, k=k).per_query.values():
@@ -83,7 +85,9 @@ def test_ideal_ranking_scores_one(case: tuple[GoldSet, Run, int]) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(gold_and_run(), st.randoms(use_true_random=False))
-def test_order_within_top_k_does_not_change_precision_or_recall(case: tuple[GoldSet, Run, int], rng) -> None:
+def test_order_within_top_k_does_not_change_precision_or_recall(
+    case: tuple[GoldSet, Run, int], rng
+) -> None:
     gold, run, k = case
     shuffled = {}
     for query in run:
@@ -104,4 +108,6 @@ def test_documents_below_rank_k_change_nothing(case: tuple[GoldSet, Run, int], r
         rng.shuffle(rest)
         changed[query] = top + rest[: rng.randint(0, len(rest))]
     for metric in CUTOFF_METRICS:
-        assert metric(Run(changed), gold, k=k).per_query == metric(run, gold, k=k).per_query, metric.__name__
+        assert metric(Run(changed), gold, k=k).per_query == metric(run, gold, k=k).per_query, (
+            metric.__name__
+        )

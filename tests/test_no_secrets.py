@@ -13,7 +13,10 @@ SECRET_VALUES = [  # anywhere in the repository
     re.compile(r"\bBearer\s+[A-Za-z0-9_\-]{10,}"),
     # A header written with its value (a log pasted into a fixture, a hand-made cassette).
     re.compile("x-api" + r"-key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9_\-]{20,}", re.IGNORECASE),
-    re.compile("anthropic-" + r"organization-id[\"']?\s*[:=]\s*[\"'\[\s-]*[0-9a-f]{8}-[0-9a-f]{4}", re.IGNORECASE),
+    re.compile(
+        "anthropic-" + r"organization-id[\"']?\s*[:=]\s*[\"'\[\s-]*[0-9a-f]{8}-[0-9a-f]{4}",
+        re.IGNORECASE,
+    ),
 ]
 CASSETTE_HEADERS = [  # in cassettes, even the header names must be gone
     re.compile(r"\b" + "x-api" + r"-key\b", re.IGNORECASE),
@@ -27,7 +30,9 @@ ALLOWED = {"tests/test_no_secrets.py"}
 
 def tracked_files() -> list[str]:
     try:
-        listing = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+        listing = subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        )
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: nothing to scan")
     return [name for name in listing.stdout.splitlines() if name not in ALLOWED]
@@ -40,7 +45,9 @@ def test_no_tracked_file_holds_a_key_or_account_header() -> None:
         if not path.is_file() or path.stat().st_size > 5_000_000:
             continue
         text = path.read_text(encoding="utf-8", errors="ignore")
-        patterns = SECRET_VALUES + (CASSETTE_HEADERS if name.startswith("fixtures/cassettes/") else [])
+        patterns = SECRET_VALUES + (
+            CASSETTE_HEADERS if name.startswith("fixtures/cassettes/") else []
+        )
         for pattern in patterns:
             for match in pattern.finditer(text):
                 line = text.count("\n", 0, match.start()) + 1

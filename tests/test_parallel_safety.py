@@ -22,7 +22,11 @@ def test_case(tempoeval_gold, tempoeval_baseline, tempoeval_judge, worse):
     tempoeval_baseline.check(ndcg(run, tempoeval_gold, k=2))
     tempoeval_baseline.check(temporal_ndcg(run, tempoeval_gold, k=2, mode="llm", judge=tempoeval_judge))
 """
-REPORTS = ("--tempoeval-report=out/report.json", "--tempoeval-markdown=out/report.md", "--tempoeval-html=out/report.html")
+REPORTS = (
+    "--tempoeval-report=out/report.json",
+    "--tempoeval-markdown=out/report.md",
+    "--tempoeval-html=out/report.html",
+)
 WRITTEN = ("base", "fixtures", "out")  # every directory the plugin writes to here
 
 
@@ -42,7 +46,9 @@ def clear(root: Path) -> None:
         shutil.rmtree(root / directory, ignore_errors=True)
 
 
-def test_minus_n_4_writes_the_same_files_as_a_serial_run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_minus_n_4_writes_the_same_files_as_a_serial_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pytester.makeini("[pytest]\ntempoeval_baseline_dir = base\n")
     pytester.makefile(".yaml", gold=BASELINE_GOLD)
     pytester.makepyfile(test_parallel=TESTS)
@@ -52,7 +58,9 @@ def test_minus_n_4_writes_the_same_files_as_a_serial_run(pytester: pytest.Pytest
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         for name, xdist in (("serial", []), ("n4", ["-n", "4"])):
             clear(pytester.path)
-            result = pytester.runpytest(*xdist, "--tempoeval-update-baseline", "--tempoeval-record-mode=once", *REPORTS)
+            result = pytester.runpytest(
+                *xdist, "--tempoeval-update-baseline", "--tempoeval-record-mode=once", *REPORTS
+            )
             result.assert_outcomes(passed=8)
             runs[name] = snapshot(pytester.path)
         requests = len(server.requests)

@@ -20,30 +20,50 @@ def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_missing_baseline_fails_with_the_command_to_create_it(suite: pytest.Pytester, xdist: list[str]) -> None:
+def test_missing_baseline_fails_with_the_command_to_create_it(
+    suite: pytest.Pytester, xdist: list[str]
+) -> None:
     result = suite.runpytest(*xdist, "-k", "test_gate")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*no baseline yet. Create it with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*no baseline yet. Create it with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline*"
+        ]
+    )
     assert not (suite.path / GATE).exists()
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(suite: pytest.Pytester, xdist: list[str]) -> None:
+def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(
+    suite: pytest.Pytester, xdist: list[str]
+) -> None:
     suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
     stored = json.loads((suite.path / GATE).read_text())
     entry = stored["results"]["ndcg@2 gold"]
     assert stored["test"] == "test_module.py::test_gate" and stored["version"] == 1
-    assert entry["k"] == 2 and entry["mode"] == "gold" and entry["score"] == 1.0 and entry["queries"] == QUERIES
+    assert (
+        entry["k"] == 2
+        and entry["mode"] == "gold"
+        and entry["score"] == 1.0
+        and entry["queries"] == QUERIES
+    )
     assert len(entry["gold_fingerprint"]) == 64 and entry["judge_model"] is None
     assert entry["per_query"] == {f"q{i:02d}": 1.0 for i in range(QUERIES)}
-    assert [p.name for p in (suite.path / GATE).parent.iterdir()] == ["test_gate.json", "test_other.json"]  # no temp files
+    assert [p.name for p in (suite.path / GATE).parent.iterdir()] == [
+        "test_gate.json",
+        "test_other.json",
+    ]  # no temp files
     written = (suite.path / GATE).stat().st_mtime_ns
     suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
     assert (suite.path / GATE).stat().st_mtime_ns == written  # identical content is not rewritten
 
     result = suite.runpytest(*xdist)
     result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["test_module.py::test_gate * ndcg@2 * 1.0000 * drop <= 0 * 1.0000 * +0.0000 * 1.0000 * pass*"])
+    result.stdout.fnmatch_lines(
+        [
+            "test_module.py::test_gate * ndcg@2 * 1.0000 * drop <= 0 * 1.0000 * +0.0000 * 1.0000 * pass*"
+        ]
+    )
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -57,16 +77,26 @@ def test_a_significant_drop_fails_listing_queries_and_p_value_without_a_summary_
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     output = result.stdout.str()
     assert "BaselineRegression: test_module.py::test_gate: regression against" in output
-    assert "ndcg@2 gold: 1.0000 -> 0.8155 (-0.1845; drop allowed 0), p = 0.01562 (paired randomization" in output
-    assert "q00: 1.0000 -> 0.6309 (-0.3691)" in output and "q06" not in output.split("regressed queries")[1].split("\n\n")[0]
-    assert "re-baseline with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline" in output
+    assert (
+        "ndcg@2 gold: 1.0000 -> 0.8155 (-0.1845; drop allowed 0), p = 0.01562 (paired randomization"
+        in output
+    )
+    assert (
+        "q00: 1.0000 -> 0.6309 (-0.3691)" in output
+        and "q06" not in output.split("regressed queries")[1].split("\n\n")[0]
+    )
+    assert (
+        "re-baseline with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline" in output
+    )
     assert "INTERNALERROR" not in output
     report = json.loads((suite.path / "report.json").read_text())
     row = next(row for row in report["checks"] if row["test"] == "test_module.py::test_gate")
     assert row["baseline"] == 1.0 and row["delta"] == pytest.approx(-0.1845, abs=1e-4)
     assert row["p_value"] == 1 / 64 and row["status"] == "FAIL" and row["note"] == "regressed"
     assert report["failed"] == 2
-    assert json.loads((suite.path / GATE).read_text())["results"]["ndcg@2 gold"]["score"] == 1.0  # never overwritten
+    assert (
+        json.loads((suite.path / GATE).read_text())["results"]["ndcg@2 gold"]["score"] == 1.0
+    )  # never overwritten
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -78,7 +108,9 @@ def test_an_improvement_passes_and_says_the_baseline_can_be_raised(
     monkeypatch.delenv("WORSE")
     result = suite.runpytest(*xdist, "--tempoeval-markdown=summary.md")
     result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["*test_gate*ndcg@2*1.0000*0.8770*+0.1230*pass*baseline can be raised"])
+    result.stdout.fnmatch_lines(
+        ["*test_gate*ndcg@2*1.0000*0.8770*+0.1230*pass*baseline can be raised"]
+    )
     markdown = (suite.path / "summary.md").read_text()
     assert "| threshold | baseline | delta | p | status | note |" in markdown
     assert "| 0.8770 | +0.1230 | 1.0000 | pass | baseline can be raised |" in markdown
@@ -92,37 +124,62 @@ def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
     monkeypatch.setenv("K", "1")
     result = suite.runpytest(*xdist, "-k", "test_gate")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*re-baseline: the baseline has ndcg@2 gold but the test now checks ndcg@1 gold (k or mode changed)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*re-baseline: the baseline has ndcg@2 gold but the test now checks ndcg@1 gold (k or mode changed)*"
+        ]
+    )
     monkeypatch.delenv("K")
-    (suite.path / "gold.yaml").write_text(GOLD.replace("Report of 2003.", "Report of the year 2003."))
+    (suite.path / "gold.yaml").write_text(
+        GOLD.replace("Report of 2003.", "Report of the year 2003.")
+    )
     result = suite.runpytest(*xdist)
     result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines(["*re-baseline: the gold set changed since the baseline of ndcg@2 gold*--tempoeval-update-baseline*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*re-baseline: the gold set changed since the baseline of ndcg@2 gold*--tempoeval-update-baseline*"
+        ]
+    )
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(suite: pytest.Pytester, xdist: list[str]) -> None:
+def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(
+    suite: pytest.Pytester, xdist: list[str]
+) -> None:
     corrupt = suite.path / GATE
     corrupt.parent.mkdir(parents=True)
     corrupt.write_text('{\n  "version": 1,\n  "results": {oops}\n}\n')
     result = suite.runpytest(*xdist, "-k", "test_gate")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*test_gate.json:3: the baseline is not valid JSON*It was left as it is*--tempoeval-update-baseline*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*test_gate.json:3: the baseline is not valid JSON*It was left as it is*--tempoeval-update-baseline*"
+        ]
+    )
     assert corrupt.read_text() == '{\n  "version": 1,\n  "results": {oops}\n}\n'
     suite.runpytest(*xdist, "-k", "test_gate", UPDATE).assert_outcomes(passed=1)
     assert json.loads(corrupt.read_text())["results"]["ndcg@2 gold"]["score"] == 1.0
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(suite: pytest.Pytester, xdist: list[str]) -> None:
+def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(
+    suite: pytest.Pytester, xdist: list[str]
+) -> None:
     suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
     orphan = suite.path / "base" / "test_module" / "test_removed.json"
     orphan.write_text((suite.path / OTHER).read_text())
 
     result = suite.runpytest(*xdist, "--tempoeval-report=report.json")
     result.assert_outcomes(passed=2)
-    result.stdout.fnmatch_lines(["1 unused baseline (no selected test checked them*", "  base/test_module/test_removed.json"])
-    assert json.loads((suite.path / "report.json").read_text())["unused_baselines"] == ["base/test_module/test_removed.json"]
+    result.stdout.fnmatch_lines(
+        [
+            "1 unused baseline (no selected test checked them*",
+            "  base/test_module/test_removed.json",
+        ]
+    )
+    assert json.loads((suite.path / "report.json").read_text())["unused_baselines"] == [
+        "base/test_module/test_removed.json"
+    ]
 
     # -k selects part of the module: only the selected tests' files can be unused.
     result = suite.runpytest(*xdist, "-k", "test_gate")
@@ -130,7 +187,12 @@ def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(suite: p
     assert "unused baseline" not in result.stdout.str()
 
     # A selected test that no longer checks its baseline leaves it unused.
-    suite.makepyfile(test_module=TESTS.replace("    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=2))", "    pass"))
+    suite.makepyfile(
+        test_module=TESTS.replace(
+            "    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=2))",
+            "    pass",
+        )
+    )
     result = suite.runpytest(*xdist, "-k", "test_other")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["1 unused baseline*", "  base/test_module/test_other.json"])
@@ -175,9 +237,13 @@ def test_same_test_names_in_two_classes_get_two_files_and_a_failed_update_writes
     assert b_file.read_text() == before  # a test that failed halfway does not shrink its baseline
 
 
-def test_unused_baselines_are_not_reported_for_runs_that_prove_nothing(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unused_baselines_are_not_reported_for_runs_that_prove_nothing(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     suite.runpytest(UPDATE).assert_outcomes(passed=2)
-    (suite.path / "base" / "test_module" / "test_removed.json").write_text((suite.path / OTHER).read_text())
+    (suite.path / "base" / "test_module" / "test_removed.json").write_text(
+        (suite.path / OTHER).read_text()
+    )
     assert "unused baseline" in suite.runpytest().stdout.str()  # a whole run reports the orphan
     assert "unused baseline" not in suite.runpytest("--collect-only").stdout.str()
     monkeypatch.setenv("WORSE", "12")  # both tests fail: -x stops after the first
@@ -195,4 +261,6 @@ def test_a_bad_max_drop_in_the_ini_is_a_usage_error(suite: pytest.Pytester, valu
     suite.makeini(f"[pytest]\ntempoeval_baseline_dir = base\ntempoeval_max_drop = {value}\n")
     result = suite.runpytest("-k", "test_gate")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([f"*ini tempoeval_max_drop must be a finite number >= 0, got '{value}'*"])
+    result.stdout.fnmatch_lines(
+        [f"*ini tempoeval_max_drop must be a finite number >= 0, got '{value}'*"]
+    )

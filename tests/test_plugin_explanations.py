@@ -35,7 +35,9 @@ FIRST_LINE = (
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_failures_show_metric_threshold_and_worst_queries(pytester: pytest.Pytester, xdist: list[str]) -> None:
+def test_failures_show_metric_threshold_and_worst_queries(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
     write_gold(pytester)
     pytester.makepyfile(TESTS)
     result = pytester.runpytest(*xdist)
@@ -43,26 +45,36 @@ def test_failures_show_metric_threshold_and_worst_queries(pytester: pytest.Pytes
     output = result.stdout.str()
     # Plain assert, bare helper, reversed comparison. Only traceback lines are counted: with CI set,
     # pytest's short summary repeats the first line too.
-    explained = [line for line in output.splitlines() if line.startswith("E ") and FIRST_LINE in line]
+    explained = [
+        line for line in output.splitlines() if line.startswith("E ") and FIRST_LINE in line
+    ]
     assert len(explained) == 3
-    result.stdout.fnmatch_lines(["*q2020: 0.6309  retrieved: a2016(0) a2020(4)*", "*ideal: a2020(4)*"])
+    result.stdout.fnmatch_lines(
+        ["*q2020: 0.6309  retrieved: a2016(0) a2020(4)*", "*ideal: a2020(4)*"]
+    )
 
 
 def test_first_line_survives_pytest_truncation(pytester: pytest.Pytester) -> None:
     write_gold(pytester)
     pytester.makepyfile(TESTS)
     output = pytester.runpytest("-k", "plain_assert").stdout.str()
-    assert f"assert {FIRST_LINE}" in output  # pytest puts the explanation's first line after "assert"
+    assert (
+        f"assert {FIRST_LINE}" in output
+    )  # pytest puts the explanation's first line after "assert"
 
 
 def test_very_verbose_shows_the_full_per_query_table(pytester: pytest.Pytester) -> None:
     write_gold(pytester)
     pytester.makepyfile(TESTS)
     result = pytester.runpytest("-vv", "-k", "plain_assert")
-    result.stdout.fnmatch_lines(["*per query (all, worst first):*", "*q2020: 0.630930*", "*q2016: 1.000000*"])
+    result.stdout.fnmatch_lines(
+        ["*per query (all, worst first):*", "*q2020: 0.630930*", "*q2016: 1.000000*"]
+    )
 
 
-def test_comparison_of_an_all_excluded_result_is_an_error_with_the_reason(pytester: pytest.Pytester) -> None:
+def test_comparison_of_an_all_excluded_result_is_an_error_with_the_reason(
+    pytester: pytest.Pytester,
+) -> None:
     write_gold(pytester, text="version: 1\nqueries:\n  - {id: q, text: no years here}\n")
     pytester.makepyfile(
         """

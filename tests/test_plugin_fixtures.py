@@ -1,6 +1,5 @@
 """The tempoeval_gold fixture (tempoeval_baseline: test_plugin_baselines.py)."""
 
-
 import pytest
 from plugin_helpers import XDIST_MODES, write_gold
 
@@ -48,8 +47,12 @@ def test_missing_gold_file_is_a_clear_error(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*test_it: tempoeval gold set 'nowhere.yaml' not found (looked at *nowhere.yaml*"])
-    assert "Traceback" not in result.stdout.str() and "def tempoeval_gold" not in result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["*test_it: tempoeval gold set 'nowhere.yaml' not found (looked at *nowhere.yaml*"]
+    )
+    assert (
+        "Traceback" not in result.stdout.str() and "def tempoeval_gold" not in result.stdout.str()
+    )
     assert "During handling" not in result.stdout.str()
 
 
@@ -66,7 +69,12 @@ def test_gold_file_with_errors_names_test_file_and_line(pytester: pytest.Pyteste
     )
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*test_it: cannot use gold set *gold.yaml:", "*gold.yaml:4: query 'q1': unknown key 'relevent'; did you mean 'relevant'?*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*test_it: cannot use gold set *gold.yaml:",
+            "*gold.yaml:4: query 'q1': unknown key 'relevent'; did you mean 'relevant'?*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()
 
 

@@ -56,9 +56,16 @@ def test_html_report_has_a_chart_per_check_with_the_dropped_queries_highlighted(
     circles = list(svg.iter(f"{SVG}circle"))
     assert len(circles) == QUERIES
     dropped = [c for c in circles if c.get("class") == "regressed"]
-    assert len(dropped) == 6 and len(list(svg.iter(f"{SVG}line"))) >= QUERIES + 6  # baseline ticks + drop lines
-    assert sorted(c.find(f"{SVG}title").text for c in dropped) == [f"q{i:02d}: 1.0000 → 0.6309" for i in range(6)]
-    top, height = 36, 220 - 2 * 36  # html_report's margins: score s is drawn at top + (1 - s) * height
+    assert (
+        len(dropped) == 6 and len(list(svg.iter(f"{SVG}line"))) >= QUERIES + 6
+    )  # baseline ticks + drop lines
+    assert sorted(c.find(f"{SVG}title").text for c in dropped) == [
+        f"q{i:02d}: 1.0000 → 0.6309" for i in range(6)
+    ]
+    top, height = (
+        36,
+        220 - 2 * 36,
+    )  # html_report's margins: score s is drawn at top + (1 - s) * height
     assert {c.get("cy") for c in dropped} == {f"{top + (1 - 0.6309297535714575) * height:.1f}"}
 
     worst = by_class(gate, "table", "worst")[0]

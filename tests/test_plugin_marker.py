@@ -7,9 +7,13 @@ from plugin_helpers import write_gold
 @pytest.mark.parametrize(
     "marker", ['"gold.yaml"', "gold=3", 'gold="gold.yaml", k=10', "", 'golden="gold.yaml"']
 )
-def test_bad_marker_argument_is_a_usage_error_naming_the_test(pytester: pytest.Pytester, marker: str) -> None:
+def test_bad_marker_argument_is_a_usage_error_naming_the_test(
+    pytester: pytest.Pytester, marker: str
+) -> None:
     write_gold(pytester)
-    pytester.makepyfile(f"import pytest\n\n@pytest.mark.tempoeval({marker})\ndef test_it():\n    pass\n")
+    pytester.makepyfile(
+        f"import pytest\n\n@pytest.mark.tempoeval({marker})\ndef test_it():\n    pass\n"
+    )
     result = pytester.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     expected = (

@@ -79,7 +79,10 @@ def test_markdown_report_and_github_step_summary(
     run_suite(pytester, *xdist, "--tempoeval-markdown=summary.md")
     text = (pytester.path / "summary.md").read_text()
     assert text.startswith("## tempoeval\n\n3 metric checks, 1 failed.\n")
-    assert "| test_reports.py::test_bad | ndcg@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL |  |" in text
+    assert (
+        "| test_reports.py::test_bad | ndcg@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL |  |"
+        in text
+    )
     assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
 
 
@@ -92,4 +95,7 @@ def test_junit_properties(pytester: pytest.Pytester) -> None:
         for prop in case.iter("property")
     }
     assert properties[("test_bad", "tempoeval:ndcg@2")] == "0.500000 >= 0.8 [gold, 2 queries] FAIL"
-    assert properties[("test_good", "tempoeval:temporal_ndcg@2")] == "1.000000 >= 0.9 [focus_time, 2 queries] pass"
+    assert (
+        properties[("test_good", "tempoeval:temporal_ndcg@2")]
+        == "1.000000 >= 0.9 [focus_time, 2 queries] pass"
+    )

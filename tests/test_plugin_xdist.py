@@ -8,7 +8,9 @@ def test_reports_are_identical_with_and_without_xdist(pytester: pytest.Pytester)
     outputs = []
     for args in ([], ["-n", "2"]):
         run_suite(pytester, *args, "--tempoeval-report=r.json", "--tempoeval-markdown=r.md")
-        outputs.append(((pytester.path / "r.json").read_text(), (pytester.path / "r.md").read_text()))
+        outputs.append(
+            ((pytester.path / "r.json").read_text(), (pytester.path / "r.md").read_text())
+        )
     assert outputs[0] == outputs[1]
 
 

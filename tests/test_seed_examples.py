@@ -46,7 +46,9 @@ def test_ndcg_llm_seed_example() -> None:
     score = asyncio.run(metric.acompute(query="When did X happen?", retrieved_docs=["..."], k=5))
     # One judged document: it is its own ideal ranking.
     assert score == 1.0
-    assert "Rate the temporal relevance" in llm.prompts[0] and "When did X happen?" in llm.prompts[0]
+    assert (
+        "Rate the temporal relevance" in llm.prompts[0] and "When did X happen?" in llm.prompts[0]
+    )
 
 
 def test_precision_llm_seed_example() -> None:
@@ -54,14 +56,18 @@ def test_precision_llm_seed_example() -> None:
     metric = TemporalPrecision()
     metric.llm = llm
     score = asyncio.run(
-        metric.acompute(query="When did X happen?", retrieved_docs=["..."], temporal_focus="specific_time", k=5)
+        metric.acompute(
+            query="When did X happen?", retrieved_docs=["..."], temporal_focus="specific_time", k=5
+        )
     )
     assert score == pytest.approx(1 / 5, abs=0)  # divides by k, the seed formula
-    assert 'Temporal Focus: specific_time' in llm.prompts[0]
+    assert "Temporal Focus: specific_time" in llm.prompts[0]
 
 
 def test_synchronous_compute_matches_acompute() -> None:
-    metric = TemporalNDCG(use_llm=True, llm=FakeProvider('{"relevance_score": 1}', '{"relevance_score": 4}'))
+    metric = TemporalNDCG(
+        use_llm=True, llm=FakeProvider('{"relevance_score": 1}', '{"relevance_score": 4}')
+    )
     assert metric.compute(query="q?", retrieved_docs=["a", "b"], k=2) == pytest.approx(
         (1 + 4 / LOG2_3) / (4 + 1 / LOG2_3), rel=1e-15
     )
@@ -70,7 +76,9 @@ def test_synchronous_compute_matches_acompute() -> None:
 def test_explainer_example_is_096635() -> None:
     """The nDCG explainer's table: relevances [3, 1, 2, 0, 1]; its IDCG used 1/log2(6) at rank 4."""
     metric = TemporalNDCG()
-    score = metric.compute(retrieved_ids=list("ABCDE"), gold_ids={"A": 3, "B": 1, "C": 2, "D": 0, "E": 1}, k=5)
+    score = metric.compute(
+        retrieved_ids=list("ABCDE"), gold_ids={"A": 3, "B": 1, "C": 2, "D": 0, "E": 1}, k=5
+    )
     dcg = 3 + 1 / math.log2(3) + 2 / 2 + 0 + 1 / math.log2(6)
     idcg = 3 + 2 / math.log2(3) + 1 / 2 + 1 / math.log2(5) + 0
     assert score == pytest.approx(dcg / idcg, rel=1e-15)
@@ -83,7 +91,14 @@ def test_explainer_example_is_096635() -> None:
         # TempoEval 0.1.0's TemporalNDCG docstring example (focus time, exponential gain).
         ({"qft": {2020, 2021}, "dfts": [{2020, 2021}, {2019}, {2020}], "k": 3}, 0.97675),
         # TempoEval's README quick start (gold mode): retrieved 2020, 2019, 2021; gold 2020, 2021.
-        ({"retrieved_ids": ["doc_2020", "doc_2019", "doc_2021"], "gold_ids": ["doc_2020", "doc_2021"], "k": 5}, 0.91972),
+        (
+            {
+                "retrieved_ids": ["doc_2020", "doc_2019", "doc_2021"],
+                "gold_ids": ["doc_2020", "doc_2021"],
+                "k": 5,
+            },
+            0.91972,
+        ),
     ],
 )
 def test_exponential_gain_reproduces_tempoeval(kwargs: dict, published: float) -> None:
@@ -103,8 +118,12 @@ def test_exponential_gain_by_hand() -> None:
 def test_tempoeval_precision_test_values() -> None:
     """Values from TempoEval's own test suite (TestTemporalPrecisionFocusTime)."""
     metric = TemporalPrecision(use_focus_time=True)
-    assert metric.compute(qft={2020, 2021}, dfts=[{2020}, {2019}, {2021}], k=3) == pytest.approx(2 / 3, rel=1e-15)
-    assert metric.compute(qft={2020}, dfts=[{2020}] * 2 + [{2019}] + [{2020}] * 2, k=3) == pytest.approx(2 / 3)
+    assert metric.compute(qft={2020, 2021}, dfts=[{2020}, {2019}, {2021}], k=3) == pytest.approx(
+        2 / 3, rel=1e-15
+    )
+    assert metric.compute(
+        qft={2020}, dfts=[{2020}] * 2 + [{2019}] + [{2020}] * 2, k=3
+    ) == pytest.approx(2 / 3)
 
 
 def test_ideal_is_over_all_dfts_not_just_top_k() -> None:

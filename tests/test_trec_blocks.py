@@ -17,7 +17,9 @@ def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trec, "BLOCK_BYTES", 256)
 
 
-def test_blocks_and_threads_give_the_same_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_blocks_and_threads_give_the_same_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "run.trec"
     path.write_text("".join(run_lines(40)))
     whole = Run.load(path)
@@ -25,11 +27,15 @@ def test_blocks_and_threads_give_the_same_run(tmp_path: Path, monkeypatch: pytes
     blocked = Run.load(path)
     assert {q: blocked[q] for q in blocked} == {q: whole[q] for q in whole}
     assert {q: blocked.scores(q) for q in blocked} == {q: whole.scores(q) for q in whole}
-    gold = GoldSet.from_dict({"queries": [{"id": f"q{q}", "relevant": {"d005": 2, "d013": 1}} for q in range(40)]})
+    gold = GoldSet.from_dict(
+        {"queries": [{"id": f"q{q}", "relevant": {"d005": 2, "d013": 1}} for q in range(40)]}
+    )
     assert ndcg(blocked, gold, k=10).per_query == ndcg(whole, gold, k=10).per_query
 
 
-def test_an_error_in_a_late_block_names_its_absolute_line(tmp_path: Path, tiny_blocks: None) -> None:
+def test_an_error_in_a_late_block_names_its_absolute_line(
+    tmp_path: Path, tiny_blocks: None
+) -> None:
     lines = run_lines(20)
     lines[517] = "q17 Q0 d999 1 not-a-number t\n"
     path = tmp_path / "run.trec"
@@ -38,7 +44,9 @@ def test_an_error_in_a_late_block_names_its_absolute_line(tmp_path: Path, tiny_b
         Run.load(path)
 
 
-def test_a_wrong_field_count_in_a_late_block_names_its_line(tmp_path: Path, tiny_blocks: None) -> None:
+def test_a_wrong_field_count_in_a_late_block_names_its_line(
+    tmp_path: Path, tiny_blocks: None
+) -> None:
     lines = run_lines(20)
     lines[401] = "q13 Q0 d999 1 2.0\n"
     path = tmp_path / "run.trec"

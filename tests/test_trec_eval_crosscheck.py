@@ -29,10 +29,19 @@ def write_files(directory: Path, shuffle_lines: bool) -> tuple[Path, Path]:
     run_lines, qrel_lines = [], []
     for query in range(N_QUERIES):
         docs = rng.choice(5000, size=DOCS_PER_QUERY, replace=False)
-        scores = np.round(rng.normal(5, 1.5, size=DOCS_PER_QUERY), 1)  # ~30 distinct values: many ties
+        scores = np.round(
+            rng.normal(5, 1.5, size=DOCS_PER_QUERY), 1
+        )  # ~30 distinct values: many ties
         order = np.argsort(-scores, kind="stable")  # sorted by score, ties in random doc order
-        run_lines += [f"q{query} Q0 D{docs[i]} {rank} {scores[i]} tag\n" for rank, i in enumerate(order, 1)]
-        judged = np.concatenate([rng.choice(docs, size=8, replace=False), rng.choice(5000, size=4, replace=False) + 5000])
+        run_lines += [
+            f"q{query} Q0 D{docs[i]} {rank} {scores[i]} tag\n" for rank, i in enumerate(order, 1)
+        ]
+        judged = np.concatenate(
+            [
+                rng.choice(docs, size=8, replace=False),
+                rng.choice(5000, size=4, replace=False) + 5000,
+            ]
+        )
         grades = rng.integers(0, 4, size=judged.size)
         if query % 97 == 0:
             grades[:] = 0  # judged, but nothing relevant
@@ -47,8 +56,12 @@ def write_files(directory: Path, shuffle_lines: bool) -> tuple[Path, Path]:
 
 
 @pytest.fixture(scope="module", params=["score-sorted", "shuffled"])
-def files(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return write_files(tmp_path_factory.mktemp(request.param), shuffle_lines=request.param == "shuffled")
+def files(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, Path]:
+    return write_files(
+        tmp_path_factory.mktemp(request.param), shuffle_lines=request.param == "shuffled"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -56,11 +69,15 @@ def reference(files: tuple[Path, Path]) -> dict[str, dict[str, float]]:
     run_path, qrels_path = files
     with qrels_path.open() as qrels_file, run_path.open() as run_file:
         qrel, run = pytrec_eval.parse_qrel(qrels_file), pytrec_eval.parse_run(run_file)
-    return pytrec_eval.RelevanceEvaluator(qrel, {"ndcg_cut.10", "P.10", "recall.100", "recip_rank", "map"}).evaluate(run)
+    return pytrec_eval.RelevanceEvaluator(
+        qrel, {"ndcg_cut.10", "P.10", "recall.100", "recip_rank", "map"}
+    ).evaluate(run)
 
 
 @pytest.mark.parametrize("measure", MEASURES)
-def test_every_query_agrees_with_trec_eval(files: tuple[Path, Path], reference: dict, measure: str) -> None:
+def test_every_query_agrees_with_trec_eval(
+    files: tuple[Path, Path], reference: dict, measure: str
+) -> None:
     run_path, qrels_path = files
     result = MEASURES[measure](Run.load(run_path), GoldSet.from_trec_qrels(qrels_path))
     nothing_relevant = {f"q{q}" for q in range(0, N_QUERIES, 97)}
@@ -68,7 +85,9 @@ def test_every_query_agrees_with_trec_eval(files: tuple[Path, Path], reference: 
     # A judged query missing from the run counts as an empty ranking (trec_eval -c); trec_eval skips it.
     assert set(result.per_query) == (set(reference) - nothing_relevant) | {"q_not_run"}
     assert result.per_query["q_not_run"] == 0.0 and result.extra["missing_queries"] == 1
-    worst = max(abs(result.per_query[q] - reference[q][measure]) for q in reference if q in result.per_query)
+    worst = max(
+        abs(result.per_query[q] - reference[q][measure]) for q in reference if q in result.per_query
+    )
     assert worst <= 1e-12
     # trec_eval scores queries with nothing relevant 0; we leave them out of the mean instead.
     assert all(reference[q][measure] == 0 for q in nothing_relevant)
@@ -78,7 +97,9 @@ def test_ties_are_broken_by_doc_id_descending(files: tuple[Path, Path]) -> None:
     run = Run.load(files[0])
     for query in ("q0", "q1", "q500"):
         docs, scores = run[query], run.scores(query)
-        expected = sorted(zip(scores, docs), key=lambda pair: (-pair[0], [-b for b in pair[1].encode()]))
+        expected = sorted(
+            zip(scores, docs), key=lambda pair: (-pair[0], [-b for b in pair[1].encode()])
+        )
         assert list(zip(scores, docs)) == expected
 
 
