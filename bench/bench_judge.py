@@ -101,8 +101,9 @@ if job["mode"] in ("record", "stock"):  # replay, as the fixture does it, needs 
     import anthropic  # the judge imports it on its first request anyway
     import vcr
 import contextlib
-from pytest_tempoeval.cassettes import JudgeCassette, JudgeCassetteError
-from pytest_tempoeval.judge import AnthropicJudge
+from pytest_tempoeval.errors import JudgeCassetteError
+from pytest_tempoeval.judge.cassettes import JudgeCassette
+from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
 T_IMPORT = time.perf_counter()
 profiler = None
 if job.get("profile"):  # after the imports: -X importtime covers those
@@ -191,14 +192,14 @@ server.stop()
 # cumulative time among the matches is shown. Indented labels are part of the one above.
 HOTSPOTS: list[tuple[str, str, str]] = [
     ("lazy imports (after the import phase)", r"<frozen importlib._bootstrap>", "_find_and_load"),
-    ("JudgeCassette: read the file", r"pytest_tempoeval/cassettes\.py", "_read_interactions"),
-    ("judge: grade_all", r"pytest_tempoeval/judge\.py", "grade_all"),
-    ("  JudgeCassette.answer (lookup)", r"pytest_tempoeval/cassettes\.py", "answer"),
+    ("JudgeCassette: read the file", r"pytest_tempoeval/judge/cassettes\.py", "_read_interactions"),
+    ("judge: grade_all", r"pytest_tempoeval/judge/anthropic_judge\.py", "grade_all"),
+    ("  JudgeCassette.answer (lookup)", r"pytest_tempoeval/judge/cassettes\.py", "answer"),
     ("  anthropic: messages.create", r"anthropic/resources/messages/messages\.py", "create"),
     ("    SDK: build the request", r"anthropic/_base_client\.py", "_build_request"),
     ("    SDK: process the response", r"anthropic/_base_client\.py", "_process_response"),
-    ("  JudgeCassette.record", r"pytest_tempoeval/cassettes\.py", "record"),
-    ("JudgeCassette.save", r"pytest_tempoeval/cassettes\.py", "save"),
+    ("  JudgeCassette.record", r"pytest_tempoeval/judge/cassettes\.py", "record"),
+    ("JudgeCassette.save", r"pytest_tempoeval/judge/cassettes\.py", "save"),
     ("  serialize (PyYAML/json)", r"vcr/serializers/\w+serializer\.py", "serialize"),
     ("stock vcrpy: load the cassette", r"vcr/cassette\.py", "_load"),
     ("stock vcrpy: httpx stub (match, play)", r"vcr/stubs/httpx_stubs\.py", "_vcr_request"),
@@ -304,8 +305,8 @@ def check_replay(sample: Sample, n: int, expected: str, what: str) -> None:
 
 def record_cassette(path: Path, n: int) -> tuple[str, float, int]:
     """Record N graded judgments against an in-process fake server (stopped on return)."""
-    from pytest_tempoeval.cassettes import JudgeCassette
-    from pytest_tempoeval.judge import AnthropicJudge
+    from pytest_tempoeval.judge.cassettes import JudgeCassette
+    from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
     from pytest_tempoeval.testing import FakeMessagesServer
 
     items = make_items(n)
@@ -681,7 +682,7 @@ def print_profile(path: Path, title: str, args: argparse.Namespace) -> None:
 
 
 IMPORTS = (
-    "import anthropic, vcr; import pytest_tempoeval.cassettes, pytest_tempoeval.judge; "
+    "import anthropic, vcr; import pytest_tempoeval.judge.cassettes, pytest_tempoeval.judge.anthropic_judge; "
     "import vcr.stubs.httpx_stubs"
 )
 

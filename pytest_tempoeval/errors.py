@@ -1,4 +1,10 @@
-"""The error types users catch. Every one says where (file:line, query id, doc id) and what to do."""
+"""Every exception and warning class the package raises, in one place, all exported from
+``pytest_tempoeval``.
+
+Each error says where (``path:line:``, query id, doc id) and what to do. Errors are raised on
+purpose and never turned into a score: a failure scored as 0 would make a broken input look like a
+bad retriever.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,27 @@ class MetricError(TempoEvalError, ValueError):
 
 class JudgeError(TempoEvalError, RuntimeError):
     """An LLM judge failed to give a valid judgment. Never scored as 0."""
+
+
+class InvalidReply(JudgeError):
+    """One judge reply could not be read as a judgment; the caller may ask again."""
+
+
+class NoValidAnswer(JudgeError):
+    """Every try gave a reply that is not a valid judgment (the message carries the last one)."""
+
+
+class JudgeCassetteError(JudgeError):
+    """A judgment is not in the cassette and the record mode forbids asking the API, or the cassette
+    cannot be read."""
+
+
+class BaselineError(TempoEvalError, ValueError):
+    """A baseline file is missing, unreadable or does not fit the result it is compared with."""
+
+
+class BaselineRegression(AssertionError):
+    """The gate: a result dropped below its baseline (beyond max_drop, and significantly)."""
 
 
 def located(path: object, line: int | None, message: str) -> str:

@@ -1,4 +1,5 @@
-"""Writing files so that nothing is lost: the one atomic writer behind cassettes, baselines and reports."""
+"""Writing files so that nothing is lost: the one atomic writer behind cassettes, baselines and
+reports, and the one mapping from a test to its files."""
 
 from __future__ import annotations
 
@@ -12,9 +13,8 @@ def per_test_path(directory: Path, nodeid: str, suffix: str) -> Path:
     """``<directory>/<test module>/<Class.>test name<suffix>``: pytest-recording's layout, with the
     class in the name so ``TestA::test_x`` and ``TestB::test_x`` get their own files."""
     module, *names = nodeid.split("::")
-    name = re.sub(
-        r"[^\w.\-\[\]]+", "_", ".".join(names)
-    )  # parametrized ids may hold path separators
+    # Parametrized ids may hold path separators.
+    name = re.sub(r"[^\w.\-\[\]]+", "_", ".".join(names))
     return directory / Path(module).stem / f"{name}{suffix}"
 
 
@@ -28,9 +28,9 @@ def _umask() -> int:
 def write_atomically(path: Path, text: str) -> None:
     """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
 
-    A reader (another xdist worker, a crashed run's next run) sees the old file or the new one, never
-    half of one. The file gets the usual permissions (0666 less the umask), not mkstemp's 0600: it
-    is meant to be committed.
+    A reader (another xdist worker, a crashed run's next run) sees the old file or the new one,
+    never half of one. The file gets the usual permissions (0666 less the umask), not mkstemp's
+    0600: it is meant to be committed.
     """
     import tempfile  # here, not at plugin load
 

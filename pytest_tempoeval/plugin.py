@@ -17,17 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from .files import write_atomically
-from .recording import active_recorders
-from .session import WORKER_OUTPUT_KEY, TempoEvalSession
+from pytest_tempoeval.files import write_atomically
+from pytest_tempoeval.metrics.checks import active_recorders
+from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession
 
 if TYPE_CHECKING:
-    from .baselines import BaselineStore
-    from .goldset import GoldSet
+    from pytest_tempoeval.data.goldset import GoldSet
+    from pytest_tempoeval.gate.baselines import BaselineStore
+    from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
 
 SESSION = pytest.StashKey[TempoEvalSession]()
 CALL_FAILED = pytest.StashKey[bool]()
-RECORD_MODES = ("none", "once", "new_episodes", "all")
+RECORD_MODES = ("none", "once", "new_episodes", "all")  # vcrpy's
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -110,12 +111,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     directory = _baseline_dir(session.config)
     if not directory.is_dir():
         return
-    from .baselines import baseline_path
+    from pytest_tempoeval.gate.baselines import baseline_path
 
     state = session.config.stash[SESSION]
     for item in session.items:
         state.selected_baselines.add(
-            baseline_path(directory, item).relative_to(directory).as_posix()
+            baseline_path(directory, item.nodeid).relative_to(directory).as_posix()
         )
     for arg in session.config.args:  # node ids select part of a module
         if "::" in arg:
@@ -140,17 +141,18 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         raise
     finally:
         active_recorders.pop()
-        # JUnit XML properties (need junit_family=xunit1 or legacy: see the README).
-        for row in rows:
-            item.user_properties.append((f"tempoeval:{row.metric}", _junit_value(row)))
+        if rows:  # JUnit XML properties
+            from pytest_tempoeval.reports.junit import junit_property
+
+            item.user_properties.extend(junit_property(row) for row in rows)
 
 
 def pytest_assertrepr_compare(
     config: pytest.Config, op: str, left: Any, right: Any
 ) -> list[str] | None:
-    if "pytest_tempoeval.result" not in sys.modules:  # no metric result exists: nothing to explain
+    if "pytest_tempoeval.metrics.results" not in sys.modules:  # no metric result exists
         return None
-    from .assertion import assertrepr_compare
+    from pytest_tempoeval.metrics.results import assertrepr_compare
 
     return assertrepr_compare(op, left, right, config.get_verbosity())
 
@@ -159,11 +161,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = config.stash[SESSION]
     if hasattr(config, "workerinput"):
         return
-    rows, judging, unused = state.sorted_rows(), state.judge_summary(), state.unused
+    from pytest_tempoeval.reports.text import judge_line, terminal_lines, unused_lines
+
+    rows, judging, unused = state.sorted_rows(), judge_line(state.judge_stats), state.unused
     if not rows and not judging and not unused:
         return
-    from .report import terminal_lines, unused_lines
-
     terminalreporter.section("tempoeval")
     for line in terminal_lines(rows) if rows else []:
         terminalreporter.write_line(line)
@@ -186,16 +188,24 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         and not config.option.collectonly
     )
     state.unused = unused = _unused_baselines(config)  # globbed once: the summary reuses it
+    rows = state.sorted_rows()
     if path := config.getoption("tempoeval_report"):
-        state.write_json(Path(path), unused)
+        from pytest_tempoeval.reports import json_report
+
+        json_report.write(Path(path), rows, state.judge_stats, unused)
+    if not (config.getoption("tempoeval_html") or config.getoption("tempoeval_markdown")):
+        return
+    from pytest_tempoeval.reports.text import judge_line
+
+    judging = judge_line(state.judge_stats)
     if path := config.getoption("tempoeval_html"):
-        from .html_report import render
+        from pytest_tempoeval.reports.html import render
 
-        write_atomically(Path(path), render(state.sorted_rows(), state.judge_summary(), unused))
+        write_atomically(Path(path), render(rows, judging, unused))
     if path := config.getoption("tempoeval_markdown"):
-        from .report import markdown
+        from pytest_tempoeval.reports.text import markdown
 
-        text = markdown(state.sorted_rows(), state.judge_summary(), unused)
+        text = markdown(rows, judging, unused)
         write_atomically(Path(path), text)
         if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
             with open(summary, "a", encoding="utf-8") as out:
@@ -248,7 +258,8 @@ class _XdistHooks:
 
 @pytest.fixture
 def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
-    """The gold set named by ``@pytest.mark.tempoeval(gold=...)`` (or the ``tempoeval_gold`` ini key)."""
+    """The gold set named by ``@pytest.mark.tempoeval(gold=...)`` (or the ``tempoeval_gold`` ini
+    key), loaded once per session."""
     marker = request.node.get_closest_marker("tempoeval")
     raw = marker.kwargs["gold"] if marker else request.config.getini("tempoeval_gold")
     if not raw:
@@ -257,35 +268,22 @@ def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
             "@pytest.mark.tempoeval(gold='path/to/gold.yaml') or set tempoeval_gold in the pytest ini",
             pytrace=False,
         )
-    path = _resolve(Path(raw), request)
-    from .errors import TempoEvalError
-    from .goldset import GoldSet
-
     state = request.config.stash[SESSION]
-    key = (str(path), path.stat().st_mtime)
-    if key not in state.gold_sets:
-        problem = None
-        try:
-            state.gold_sets[key] = GoldSet.load(path)
-        except TempoEvalError as error:
-            problem = str(error)  # failed outside the handler: no "during handling..." chain
-        if problem is not None:
-            pytest.fail(
-                f"{request.node.nodeid}: cannot use gold set {path}:\n{problem}", pytrace=False
-            )
-    return state.gold_sets[key]
+    return state.gold_set(raw, request.config, request.path, request.node.nodeid)
 
 
 @pytest.fixture
-def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None]:
+def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge, None, None]:
     """An AnthropicJudge bound to this test's cassette
     (``<tempoeval_cassette_dir>/<test module>/<test name>.yaml``).
 
     Record mode ``none`` (the default) replays only: no SDK, no network, and a miss fails at once
     with JudgeCassetteError naming the cassette and the command to re-record.
     """
-    from .cassettes import JudgeCassette, JudgeCassetteError, cassette_path, rerecord_command
-    from .judge import DEFAULT_MODEL, AnthropicJudge
+    from pytest_tempoeval.errors import JudgeCassetteError
+    from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL, AnthropicJudge
+    from pytest_tempoeval.judge.cassettes import JudgeCassette, cassette_path, rerecord_command
+    from pytest_tempoeval.reports.progress import progress_line
 
     config = request.config
     mode = config.getoption("tempoeval_record_mode")
@@ -294,11 +292,10 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
         raise pytest.UsageError(
             f"tempoeval_cassette_serializer must be yaml or json, got {serializer!r}"
         )
-    path = cassette_path(
-        config.rootpath / config.getini("tempoeval_cassette_dir"), request.node, serializer
-    )
+    directory = config.rootpath / config.getini("tempoeval_cassette_dir")
+    path = cassette_path(directory, request.node.nodeid, serializer)
     try:
-        cassette = JudgeCassette(path, mode, rerecord_command(request.node, path.is_file()))
+        cassette = JudgeCassette(path, mode, rerecord_command(request.node.nodeid, path.is_file()))
     except JudgeCassetteError as error:
         problem = str(error)
     else:
@@ -308,7 +305,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[Any, None, None
     judge = AnthropicJudge(
         model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
         cassette=cassette,
-        progress=_progress_line(config) if cassette.recording else None,  # silent in replay
+        progress=progress_line(config) if cassette.recording else None,  # silent in replay
     )
     yield judge
     config.stash[SESSION].add_judge_stats(judge.stats)
@@ -320,11 +317,11 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
     """This test's regression baseline (``<tempoeval_baseline_dir>/<module>/<test>.json``).
 
     ``tempoeval_baseline.check(result, max_drop=..., alpha=0.05)`` fails the test on a significant
-    drop; with ``--tempoeval-update-baseline`` it records the result instead, and the file is written
-    when the test ends.
+    drop; with ``--tempoeval-update-baseline`` it records the result instead, and the file is
+    written when the test ends.
     """
-    from .baselines import BaselineStore
-    from .recording import Check, record
+    from pytest_tempoeval.gate.baselines import BaselineStore
+    from pytest_tempoeval.metrics.checks import Check, record
 
     config = request.config
     state = config.stash[SESSION]
@@ -353,12 +350,9 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
         )
 
     directory = _baseline_dir(config)
+    update = config.getoption("tempoeval_update_baseline")
     store = BaselineStore.for_test(
-        directory,
-        request.node,
-        config.getoption("tempoeval_update_baseline"),
-        max_drop=default_drop,
-        on_check=report,
+        directory, request.node.nodeid, update, max_drop=default_drop, on_check=report
     )
     yield store
     if store.checked:
@@ -373,51 +367,3 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
             )
         return
     store.finish()
-
-
-def _progress_line(config: pytest.Config) -> Any:
-    """While judgments are recorded live (slow, billed), a terminal line updated in place:
-    ``judging 340/1000 (120 cached)``. None under xdist workers, which have no terminal."""
-    if hasattr(config, "workerinput"):
-        return None
-    import time
-
-    writer = config.get_terminal_writer()
-    capture = config.pluginmanager.getplugin("capturemanager")
-    last = [0.0]
-
-    def show(done: int, total: int, cached: int) -> None:
-        now = time.monotonic()
-        if done < total and now - last[0] < 0.2:  # at most five updates a second
-            return
-        last[0] = now
-        text = f"\rjudging {done}/{total} ({cached} cached)" + ("\n" if done == total else "")
-        if capture is None:
-            writer.write(text, flush=True)
-            return
-        with capture.global_and_fixture_disabled():
-            writer.write(text, flush=True)
-
-    return show
-
-
-def _resolve(path: Path, request: pytest.FixtureRequest) -> Path:
-    """Relative paths are read from the rootdir, then from the test file's directory."""
-    candidates = (
-        [path]
-        if path.is_absolute()
-        else [request.config.rootpath / path, request.path.parent / path]
-    )
-    for candidate in candidates:
-        if candidate.is_file():
-            return candidate
-    tried = ", ".join(str(candidate) for candidate in candidates)
-    pytest.fail(
-        f"{request.node.nodeid}: tempoeval gold set {str(path)!r} not found (looked at {tried})",
-        pytrace=False,
-    )
-
-
-def _junit_value(row: Any) -> str:
-    score = "nan" if row.score is None else f"{row.score:.6f}"
-    return f"{score} {row.op} {row.threshold:g} [{row.mode}, {row.counted} queries] {row.status}"

@@ -13,8 +13,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import per_test_path, write_atomically
-from .recording import Check, Recorder
+import pytest
+
+from pytest_tempoeval.constants import WORST_EXPLAINED
+from pytest_tempoeval.files import per_test_path
+from pytest_tempoeval.metrics.checks import Check, Recorder
 
 WORKER_OUTPUT_KEY = "tempoeval"
 _BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
@@ -83,9 +86,6 @@ class CheckRow:
         return cls(**{key: value for key, value in data.items() if key != "status"})
 
 
-WORST_EXPLAINED = 5
-
-
 def _worst_explained(result: Any) -> list[dict[str, Any]]:
     """The worst queries with what was retrieved and what an ideal ranking holds (plain data: it
     travels from xdist workers)."""
@@ -116,12 +116,10 @@ class TempoEvalSession:
         self.selected_baselines: set[str] = set()
         self.checked_baselines: set[str] = set()
         self.partial_modules: set[str] = set()
-        self.passed_tests: set[str] = (
-            set()
-        )  # node ids whose call phase passed (on the controller under xdist)
-        self.complete = (
-            False  # the run was not stopped early (-x, --maxfail, interrupt, --collect-only)
-        )
+        # Node ids whose call phase passed (on the controller under xdist).
+        self.passed_tests: set[str] = set()
+        # The run was not stopped early (-x, --maxfail, interrupt, --collect-only).
+        self.complete = False
         self.unused: list[str] = []  # unused baseline files, found at session finish (controller)
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
@@ -139,14 +137,33 @@ class TempoEvalSession:
         for counter in JUDGE_COUNTERS:
             self.judge_stats[counter] += getattr(stats, counter)
 
-    def judge_summary(self) -> str | None:
-        stats = self.judge_stats
-        if not stats["judgments"] and not stats["cache_hits"]:
-            return None
-        return (
-            f"LLM judge: {stats['judgments']} judgments, {stats['cache_hits']} answered from memory, "
-            f"{stats['input_tokens']} input / {stats['output_tokens']} output tokens"
+    def gold_set(self, raw: str | Path, config: pytest.Config, test_file: Path, test: str) -> Any:
+        """The gold set at ``raw`` (from the rootdir, else beside the test file), loaded once per
+        session. A missing or broken file fails the test with the file and line, no traceback."""
+        from pytest_tempoeval.data.goldset import GoldSet
+        from pytest_tempoeval.errors import TempoEvalError
+
+        path = Path(raw)
+        candidates = (
+            [path] if path.is_absolute() else [config.rootpath / path, test_file.parent / path]
         )
+        found = next((candidate for candidate in candidates if candidate.is_file()), None)
+        if found is None:
+            tried = ", ".join(str(candidate) for candidate in candidates)
+            pytest.fail(
+                f"{test}: tempoeval gold set {str(path)!r} not found (looked at {tried})",
+                pytrace=False,
+            )
+        key = (str(found), found.stat().st_mtime)
+        if key not in self.gold_sets:
+            problem = None
+            try:
+                self.gold_sets[key] = GoldSet.load(found)
+            except TempoEvalError as error:
+                problem = str(error)  # failed outside the handler: no "during handling..." chain
+            if problem is not None:
+                pytest.fail(f"{test}: cannot use gold set {found}:\n{problem}", pytrace=False)
+        return self.gold_sets[key]
 
     def sorted_rows(self) -> list[CheckRow]:
         return sorted(self.rows, key=lambda row: (row.test, row.sequence))
@@ -186,17 +203,3 @@ class TempoEvalSession:
                 if name not in self.selected_baselines:
                     unused.add(name)
         return sorted(unused)
-
-    # -- files ------------------------------------------------------------------------------------
-
-    def write_json(self, path: Path, unused_baselines: list[str] | None = None) -> None:
-        rows = [row.to_dict() for row in self.sorted_rows()]
-        failed = sum(not row["passed"] for row in rows)
-        document = {
-            "version": 1,
-            "checks": rows,
-            "failed": failed,
-            "judge": self.judge_stats,
-            "unused_baselines": unused_baselines or [],
-        }
-        write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")

@@ -6,23 +6,22 @@ of its first import. Importing the package's modules here keeps them (and numpy,
 the whole suite; a real pytest session never unloads them.
 """
 
+import importlib
 import os
+import pkgutil
 
 import numpy  # noqa: F401
 import yaml  # noqa: F401
 from hypothesis import HealthCheck, settings
 
-import pytest_tempoeval.assertion
-import pytest_tempoeval.baselines
-import pytest_tempoeval.gold_file
-import pytest_tempoeval.metrics
-import pytest_tempoeval.report
-import pytest_tempoeval.trec_qrels
-import pytest_tempoeval.trec_run  # noqa: F401
+import pytest_tempoeval
+
+for _module in pkgutil.walk_packages(pytest_tempoeval.__path__, "pytest_tempoeval."):
+    importlib.import_module(_module.name)
 
 # Hypothesis profiles. ``ci`` (the default) keeps the suite quick; ``fuzz`` is the long run of
-# tests/test_fuzz_loaders.py (HYPOTHESIS_PROFILE=fuzz). Tests with their own @settings(max_examples=...)
-# keep their count under both.
+# tests/reliability/test_fuzz_loaders.py (HYPOTHESIS_PROFILE=fuzz). Tests with their own
+# @settings(max_examples=...) keep their count under both.
 settings.register_profile("ci", max_examples=200)
 settings.register_profile(
     "fuzz", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]

@@ -1,0 +1,346 @@
+"""What a gold set file holds, and the rules for reading one from a tree of values.
+
+The user documentation of every key is ``docs/gold-set.md``. In short::
+
+    version: 1
+    name: elections              # optional
+    k: 10                        # optional default cutoff
+    documents:                   # optional corpus annotations
+      d1:
+        text: "Biden won the 2020 election ..."
+        focus_time: [2020, "2016-2018"]      # derived from text when absent
+    queries:
+      - id: q1
+        text: "Who won the US presidential election in 2020?"
+        focus_time: 2020                     # derived from text when absent
+        temporal_focus: specific_time
+        relevant: {d1: 3, d7: 1}             # a list means grade 1
+
+The tree comes from :mod:`~pytest_tempoeval.data.readers.structured` (YAML/JSON with line numbers)
+or from plain Python data (no line numbers). Every problem raises :class:`GoldSetError` starting
+with ``path:line:`` and naming the value. The invariants of a whole gold set (at least one query,
+unique ids) are :class:`~pytest_tempoeval.data.goldset.GoldSet`'s to check, for every way of
+building one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tempoeval.data.focus_time import FocusTime
+from pytest_tempoeval.data.readers.structured import (
+    LineDict,
+    LineList,
+    Source,
+    SourceInt,
+    json_tree,
+    read_text,
+    shown,
+    yaml_tree,
+)
+from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.errors import FocusTimeError, GoldSetError, located
+
+TOP_KEYS = ("version", "name", "k", "documents", "queries")
+QUERY_KEYS = ("id", "text", "focus_time", "temporal_focus", "relevant")
+DOCUMENT_KEYS = ("text", "focus_time")
+MAX_GOLD_BYTES = 512 * 1024 * 1024  # a YAML/JSON gold set is read whole; qrels files stream
+
+
+@dataclass(frozen=True)
+class GoldQuery:
+    id: str
+    text: str | None = None
+    focus_time: FocusTime | None = None  # None: unknown (none given and no text to read it from)
+    temporal_focus: str | None = None
+    relevant: Mapping[str, int] = field(default_factory=dict)
+    line: int | None = None  # where the query starts in its file
+    id_line: int | None = None  # where its id is written, when that is another line
+
+
+@dataclass(frozen=True)
+class GoldDocument:
+    id: str
+    text: str | None = None
+    focus_time: FocusTime | None = None
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class GoldContent:
+    """Everything a gold set file says, validated value by value."""
+
+    queries: list[GoldQuery]
+    documents: list[GoldDocument]
+    name: str | None
+    k: int | None
+
+
+def read_gold_file(path: Path) -> GoldContent:
+    """Read and validate a YAML (``.yaml``/``.yml``) or JSON (``.json``) gold set file."""
+    if not path.is_file():
+        raise GoldSetError(f"{path}: no such gold set file")
+    if path.stat().st_size > MAX_GOLD_BYTES:
+        raise GoldSetError(
+            located(path, None, "file larger than 512 MiB: split it or use from_trec_qrels")
+        )
+    source = Source(path, GoldSetError)
+    text = read_text(path, GoldSetError)
+    tree = json_tree(text, source) if path.suffix.lower() == ".json" else yaml_tree(text, source)
+    if isinstance(tree, str):
+        hint = " (for a TREC qrels file use GoldSet.from_trec_qrels)"
+        raise GoldSetError(
+            located(
+                path,
+                1,
+                f"a gold set is a mapping with 'version: 1' and 'queries:', "
+                f"got {shown(tree)}{hint}",
+            )
+        )
+    return content_from_tree(tree, str(path))
+
+
+def tree_from_python(data: Any) -> Any:
+    """Wrap plain Python data so validation can treat it like a file (lines unknown)."""
+    if isinstance(data, Mapping):
+        out = LineDict((key, tree_from_python(value)) for key, value in data.items())
+        out.key_lines = dict.fromkeys(out)
+        return out
+    if isinstance(data, (list, tuple)):
+        items = LineList(tree_from_python(item) for item in data)
+        items.item_lines = [None] * len(items)
+        return items
+    return data
+
+
+def content_from_tree(tree: Any, path: str) -> GoldContent:
+    if not isinstance(tree, LineDict):
+        raise GoldSetError(
+            located(
+                path,
+                getattr(tree, "line", None),
+                f"a gold set is a mapping with 'version: 1' and 'queries:', got {shown(tree)}",
+            )
+        )
+    _check_keys(tree, TOP_KEYS, path, "the gold set")
+    version = tree.get("version", 1)
+    if version != 1 or not isinstance(version, int) or isinstance(version, bool):
+        raise GoldSetError(
+            located(
+                path,
+                tree.key_lines.get("version"),
+                f"unsupported version {shown(version)}; this plugin reads 'version: 1'",
+            )
+        )
+    name = tree.get("name")
+    if name is not None and not isinstance(name, str):
+        raise GoldSetError(
+            located(
+                path,
+                tree.key_lines.get("name"),
+                f"name must be a string, got {shown(name)}; quote it",
+            )
+        )
+    k = tree.get("k")
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k <= 0):
+        raise GoldSetError(
+            located(
+                path,
+                tree.key_lines.get("k"),
+                f"k must be a positive integer (the default rank cutoff), got {shown(k)}",
+            )
+        )
+    documents = _documents(tree.get("documents"), tree.key_lines.get("documents"), path)
+    queries = _queries(tree.get("queries"), tree.key_lines.get("queries", tree.line), path)
+    return GoldContent(queries, documents, name, None if k is None else int(k))
+
+
+def did_you_mean(key: str, allowed: tuple[str, ...]) -> str:
+    # Case-insensitive, so "ID" and "Relevant" find their key too.
+    lowered = {name.lower(): name for name in allowed}
+    close = [lowered[match] for match in difflib.get_close_matches(key.lower(), lowered, n=1)]
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown key {key!r}{hint} (allowed: {', '.join(allowed)})"
+
+
+def _check_keys(mapping: LineDict, allowed: tuple[str, ...], path: str, owner: str) -> None:
+    for key in mapping:
+        if key not in allowed:
+            raise GoldSetError(
+                located(
+                    path, mapping.key_lines.get(key), f"{owner}: {did_you_mean(str(key), allowed)}"
+                )
+            )
+
+
+def _identifier(value: Any, path: str, line: int | None, what: str) -> str:
+    if value is None:
+        raise GoldSetError(located(path, line, f"{what} is missing: the value is empty"))
+    text = value.source if isinstance(value, SourceInt) else value
+    problem = id_problem(text)
+    if problem is not None:
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            hint = "; quote it" if isinstance(value, (bool, float)) else ""
+            problem = f"must be a string, got {shown(value)}{hint}"
+        elif not text:
+            problem = "is empty ('')"
+        raise GoldSetError(located(path, line, f"{what} {problem}"))
+    return str(text)
+
+
+def _optional_text(value: Any, path: str, line: int | None, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise GoldSetError(
+            located(path, line, f"{what} must be a string, got {shown(value)}; quote it")
+        )
+    return value
+
+
+def _documents(section: Any, line: int | None, path: str) -> list[GoldDocument]:
+    if section is None:
+        return []
+    if not isinstance(section, LineDict):
+        raise GoldSetError(located(path, line, "'documents' must map doc id -> {text, focus_time}"))
+    documents = []
+    for raw_id, body in section.items():
+        doc_line = section.key_lines.get(raw_id)
+        doc_id = _identifier(raw_id, path, doc_line, "document id")
+        if body is None:  # "d1:" with nothing under it: a document known only by its id
+            body = LineDict()
+            body.key_lines = {}
+        if not isinstance(body, LineDict):
+            raise GoldSetError(
+                located(
+                    path,
+                    doc_line,
+                    f"document {doc_id!r} must be a mapping with 'text' and/or 'focus_time', "
+                    f"got {shown(body)}",
+                )
+            )
+        owner = f"document {doc_id!r}"
+        _check_keys(body, DOCUMENT_KEYS, path, owner)
+        text = _optional_text(
+            body.get("text"), path, body.key_lines.get("text", doc_line), f"{owner} text"
+        )
+        focus_time = _focus_time(body, text, path, doc_line, owner)
+        documents.append(GoldDocument(doc_id, text, focus_time, doc_line))
+    return documents
+
+
+def _focus_time(
+    body: LineDict, text: str | None, path: str, line: int | None, owner: str
+) -> FocusTime | None:
+    value = body.get("focus_time")
+    if value is None:
+        return FocusTime.from_text(text) if text is not None else None
+    value_line = body.key_lines.get("focus_time") or line
+    if isinstance(value, LineList):
+        # FocusTime.parse reads a list as the union of its items: parse them one by one so an
+        # error names the offending item's own line.
+        years: set[int] = set()
+        for item, item_line in zip(value, value.item_lines):
+            years |= _parse_item(item, path, item_line or value_line, owner).years
+        return FocusTime(years)
+    return _parse_item(value, path, value_line, owner)
+
+
+def _parse_item(value: Any, path: str, line: int | None, owner: str) -> FocusTime:
+    try:
+        return FocusTime.parse(value)
+    except FocusTimeError as error:
+        raise GoldSetError(
+            located(path, line, f"{owner}: bad focus_time {shown(value)}: {error}")
+        ) from None
+
+
+def _queries(section: Any, line: int | None, path: str) -> list[GoldQuery]:
+    if section is None:
+        raise GoldSetError(
+            located(path, line, "the gold set has no queries; add a 'queries:' list")
+        )
+    if not isinstance(section, LineList):
+        raise GoldSetError(
+            located(path, line, "'queries' must be a list of {id, text, focus_time, relevant}")
+        )
+    if not section:
+        raise GoldSetError(located(path, line, "the gold set has no queries; 'queries:' is empty"))
+    return [
+        _query(item, item_line or line, path)
+        for item, item_line in zip(section, section.item_lines)
+    ]
+
+
+def _query(item: Any, line: int | None, path: str) -> GoldQuery:
+    if not isinstance(item, LineDict):
+        raise GoldSetError(
+            located(path, line, f"a query must be a mapping with at least 'id', got {shown(item)}")
+        )
+    if "id" not in item:
+        _check_keys(item, QUERY_KEYS, path, "a query")
+        raise GoldSetError(located(path, line, "a query has no 'id'; add 'id: <query id>'"))
+    id_line = item.key_lines.get("id") or line
+    query_id = _identifier(item["id"], path, id_line, "query id")
+    owner = f"query {query_id!r}"
+    _check_keys(item, QUERY_KEYS, path, owner)
+    text = _optional_text(
+        item.get("text"), path, item.key_lines.get("text") or line, f"{owner} text"
+    )
+    focus = _optional_text(
+        item.get("temporal_focus"),
+        path,
+        item.key_lines.get("temporal_focus") or line,
+        f"{owner} temporal_focus",
+    )
+    relevant = _relevant(item.get("relevant"), item.key_lines.get("relevant") or line, path, owner)
+    focus_time = _focus_time(item, text, path, line, owner)
+    return GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line)
+
+
+def _relevant(section: Any, line: int | None, path: str, owner: str) -> dict[str, int]:
+    if section is None:
+        return {}
+    if isinstance(section, LineList):
+        pairs = [(doc, 1, doc_line or line) for doc, doc_line in zip(section, section.item_lines)]
+    elif isinstance(section, LineDict):
+        pairs = [(doc, grade, section.key_lines.get(doc) or line) for doc, grade in section.items()]
+    else:
+        raise GoldSetError(
+            located(
+                path,
+                line,
+                f"{owner}: 'relevant' must map doc id -> grade, or list doc ids (grade 1), "
+                f"got {shown(section)}",
+            )
+        )
+    verb = "listed" if isinstance(section, LineList) else "judged"
+    grades: dict[str, int] = {}
+    first_lines: dict[str, int | None] = {}
+    for raw_doc, grade, doc_line in pairs:
+        doc_id = _identifier(raw_doc, path, doc_line, f"{owner}: relevant doc id")
+        if doc_id in grades:  # a list repeats an id; a dict from Python can hold 1 and "1"
+            first = first_lines[doc_id]
+            raise GoldSetError(
+                located(
+                    path,
+                    doc_line,
+                    f"{owner}: doc {doc_id!r} is {verb} twice under 'relevant'"
+                    + (f" (first at line {first})" if first is not None else ""),
+                )
+            )
+        if isinstance(grade, bool) or not isinstance(grade, numbers.Integral) or grade < 0:
+            raise GoldSetError(
+                located(
+                    path,
+                    doc_line,
+                    f"{owner}: grade {shown(grade)} of doc {doc_id!r} is not a non-negative "
+                    "integer; use 0 (judged non-relevant), 1, 2, ...",
+                )
+            )
+        grades[doc_id] = int(grade)
+        first_lines[doc_id] = doc_line
+    return grades

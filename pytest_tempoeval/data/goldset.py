@@ -1,0 +1,226 @@
+"""GoldSet: a golden query set (queries, their focus times and graded judgments, document annotations).
+
+Build one from a YAML or JSON file (:meth:`GoldSet.load`, format in ``docs/gold-set.md``), from the
+same structure as Python data (:meth:`GoldSet.from_dict`), from a TREC qrels file
+(:meth:`GoldSet.from_trec_qrels`), or from :class:`GoldQuery`/:class:`GoldDocument` lists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pytest_tempoeval.data.focus_time import FocusTime
+from pytest_tempoeval.data.gold_schema import (
+    GoldContent,
+    GoldDocument,
+    GoldQuery,
+    content_from_tree,
+    read_gold_file,
+    tree_from_python,
+)
+from pytest_tempoeval.errors import GoldSetError, located
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from pytest_tempoeval.data.columns import Ragged
+
+T = TypeVar("T")
+
+
+class GoldSet:
+    """Queries with focus times and graded judgments, plus optional document annotations.
+
+    Immutable once built: everything derived from it (indexes, pools) is computed once and kept
+    (:meth:`memo`).
+    """
+
+    def __init__(
+        self,
+        queries: Mapping[str, GoldQuery] | list[GoldQuery],
+        documents: Mapping[str, GoldDocument] | list[GoldDocument] | None = None,
+        *,
+        name: str | None = None,
+        k: int | None = None,
+        path: str | Path | None = None,
+    ) -> None:
+        self.path = str(path) if path is not None else "<gold set>"
+        self.name = name
+        self.k = k
+        query_list = list(queries.values()) if isinstance(queries, Mapping) else list(queries)
+        document_list = (
+            list((documents or {}).values())
+            if isinstance(documents, Mapping)
+            else list(documents or [])
+        )
+        if not query_list:
+            raise GoldSetError(
+                located(
+                    self.path,
+                    None,
+                    "the gold set has no queries; add at least one under 'queries:'",
+                )
+            )
+        self._queries = _index_by_id(query_list, self.path, "query")
+        self.documents: dict[str, GoldDocument] = _index_by_id(document_list, self.path, "document")
+        self._judgments: Ragged | None = None
+        self._judgment_lines: np.ndarray | None = None
+        self._memo: dict[Hashable, Any] = {}
+
+    # -- loading ----------------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | Path) -> GoldSet:
+        """Load a gold set from YAML (``.yaml``/``.yml``) or JSON (``.json``)."""
+        return cls._from_content(read_gold_file(Path(path)), path)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> GoldSet:
+        """Build from the same structure a YAML file holds (no line numbers in errors)."""
+        return cls._from_content(content_from_tree(tree_from_python(data), source), source)
+
+    @classmethod
+    def _from_content(cls, content: GoldContent, path: str | Path) -> GoldSet:
+        return cls(content.queries, content.documents, name=content.name, k=content.k, path=path)
+
+    @classmethod
+    def from_trec_qrels(cls, path: str | Path, name: str | None = None) -> GoldSet:
+        """Read a TREC qrels file (``qid iter docid grade``). Queries have no text or focus time."""
+        from pytest_tempoeval.data.readers.trec import read_trec_qrels
+
+        path = Path(path)
+        table, lines = read_trec_qrels(path)
+        gold = cls.__new__(cls)
+        gold.path, gold.name, gold.k = str(path), name or path.stem, None
+        gold.documents = {}
+        gold._judgments, gold._judgment_lines = table, lines
+        gold._memo = {}
+        return gold
+
+    # -- queries ----------------------------------------------------------------------------------
+
+    @property
+    def queries(self) -> dict[str, GoldQuery]:
+        """Query id -> query. Built on first use for qrels files (a million judgments stay
+        columnar)."""
+        if "_queries" not in self.__dict__:
+            table = self._judgments
+            assert table is not None and self._judgment_lines is not None
+            self._queries = {
+                key: GoldQuery(
+                    key,
+                    relevant=dict(zip(table.docs_of(index), table.values_of(index).tolist())),
+                    line=int(self._judgment_lines[table.offsets[index]]),
+                )
+                for index, key in enumerate(table.keys)
+            }
+        return self._queries
+
+    def __len__(self) -> int:
+        return len(self.query_ids)
+
+    def __iter__(self) -> Iterator[GoldQuery]:
+        return iter(self.queries.values())
+
+    def __contains__(self, query_id: object) -> bool:
+        return query_id in self.query_position
+
+    def __repr__(self) -> str:
+        return (
+            f"GoldSet({self.name or self.path!r}, {len(self)} queries, "
+            f"{len(self.documents)} documents)"
+        )
+
+    @cached_property
+    def query_ids(self) -> tuple[str, ...]:
+        if "_queries" not in self.__dict__:
+            assert self._judgments is not None
+            return self._judgments.keys
+        return tuple(self._queries)
+
+    @cached_property
+    def query_position(self) -> dict[str, int]:
+        """Query id -> its index in ``query_ids`` (the row of every per-query matrix)."""
+        return {query_id: index for index, query_id in enumerate(self.query_ids)}
+
+    def line_of(self, query_id: str) -> int | None:
+        return self.queries[query_id].line
+
+    # -- derived data -----------------------------------------------------------------------------
+
+    @property
+    def judgments(self) -> Ragged:
+        """Graded judgments per query, in ``query_ids`` order."""
+        if self._judgments is None:
+            import numpy as np
+
+            from pytest_tempoeval.data.columns import ragged_from_lists
+
+            queries = self._queries.values()
+            self._judgments = ragged_from_lists(
+                [q.id for q in queries],
+                [list(q.relevant) for q in queries],
+                [list(q.relevant.values()) for q in queries],
+                np.int64,
+            )
+        return self._judgments
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, once per ``key``: for data derived from this gold set (indexes, pools),
+        which the gold set's immutability keeps valid."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """sha256 of the gold set's content (not its formatting): baselines use it to notice
+        changes."""
+        digest = hashlib.sha256()
+        for query in self.queries.values():
+            digest.update(
+                json.dumps(
+                    [
+                        query.id,
+                        query.text,
+                        _as_json(query.focus_time),
+                        query.temporal_focus,
+                        sorted(query.relevant.items()),
+                    ]
+                ).encode()
+            )
+        for document in sorted(self.documents.values(), key=lambda d: d.id):
+            digest.update(
+                json.dumps([document.id, document.text, _as_json(document.focus_time)]).encode()
+            )
+        return digest.hexdigest()
+
+
+def _as_json(value: FocusTime | None) -> list[Any] | None:
+    return None if value is None else value.to_json()
+
+
+def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
+    indexed: dict[str, Any] = {}
+    for item in items:
+        if item.id in indexed:
+            first = _id_line(indexed[item.id])
+            raise GoldSetError(
+                located(
+                    path,
+                    _id_line(item),
+                    f"duplicate {what} id {item.id!r}"
+                    + (f" (first at line {first})" if first else ""),
+                )
+            )
+        indexed[item.id] = item
+    return indexed
+
+
+def _id_line(item: GoldQuery | GoldDocument) -> int | None:
+    return getattr(item, "id_line", None) or item.line

@@ -1,0 +1,1 @@
+"""Readers of input files: line-numbered YAML/JSON trees and the vectorised TREC tokeniser."""

@@ -1,0 +1,464 @@
+"""The tokeniser behind the TREC readers: whitespace-separated fields, vectorised in numpy.
+
+A 100,000-query run is ten million lines; splitting it in Python allocates sixty million objects and
+takes longer than trec_eval's whole evaluation. So the file is read into one byte buffer and
+tokenised with array operations: find the blanks, check every line has the right number of fields,
+then gather the fields we need, eight bytes at a time, as big-endian uint64 "id words" (see
+:mod:`pytest_tempoeval.data.columns`). Their order is ``strcmp`` order, which trec_eval breaks ties by.
+
+On a shared machine each pass over a 300 MB buffer, and each fresh 500 MB temporary, costs tenths
+of a second, so the common layout (one blank between fields) is read with strided views only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pytest_tempoeval.data.columns import widen, words_to_ids
+from pytest_tempoeval.errors import located
+
+# Bytes trec_eval's parser treats as blanks between fields (C isspace).
+_BLANKS = np.zeros(256, dtype=bool)
+_BLANKS[[9, 10, 11, 12, 13, 32]] = True
+_NEWLINE, _SPACE, _TAB = 10, 32, 9
+_MAX_FIELD_BYTES = (
+    4096  # a longer "id" is a broken file (binary data, a missing newline), not an id
+)
+_PADDING = _MAX_FIELD_BYTES + 8  # zero bytes after the data, so gathers never run off the end
+# _KEEP[n]: mask keeping the first n bytes of a big-endian word.
+_KEEP = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], dtype=np.uint64)
+
+
+@dataclass(frozen=True, eq=False)
+class TrecFields:
+    """Selected fields of a whitespace-separated file, one row per non-blank line."""
+
+    words: dict[int, np.ndarray]  # id field -> (rows, n_words) uint64 id words
+    widths: dict[int, int]  # id field -> longest value in bytes
+    numbers: dict[int, np.ndarray]  # numeric field -> parsed values
+    line_numbers: np.ndarray  # 1-based line number of each row, for error messages
+    non_ascii_rows: (
+        np.ndarray
+    )  # rows whose line has a byte >= 0x80: the only ones UTF-8 checks read
+
+    def text(self, field: int) -> np.ndarray:
+        """An id field as an ``S`` array."""
+        return words_to_ids(self.words[field], self.widths[field])
+
+
+Parser = Callable[
+    [np.ndarray], np.ndarray
+]  # ``S`` array -> values; ValueError(row) when a row is bad
+
+BLOCK_BYTES = (
+    1 << 24
+)  # 16 MiB of lines at a time: a block's temporaries are reused, not page-faulted anew
+
+
+def read_fields(
+    path: Path,
+    n_fields: int,
+    ids: tuple[int, ...],
+    numbers: dict[int, tuple[str, Parser, str]],
+    error: type[Exception],
+    what: str,
+) -> TrecFields:
+    """Read a file of lines with exactly ``n_fields`` blank-separated fields.
+
+    ``ids`` fields come back as id words; ``numbers`` fields (``field -> (name, parser, what a
+    valid value is)``) parsed.
+    Blank lines are skipped. Any other line with a different field count, a field that does not
+    parse, or a control byte raises ``error`` naming the file and the line.
+    """
+    path = Path(path)
+    size = path.stat().st_size
+    if size == 0:
+        raise error(located(path, 1, f"the file is empty; expected lines of {what}"))
+    # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields bytes,
+    # which bounds the row count without a counting pass; pages never written are never touched.
+    out = _Output(size // (2 * n_fields) + 1, ids, numbers)
+    fields = (*ids, *numbers)
+    first_line = 1
+
+    def store(block: _Block) -> None:
+        nonlocal first_line
+        if isinstance(block, _Problem):
+            raise error(located(path, first_line + block.line, block.message))
+        out.store(block, first_line, numbers)
+        first_line += block.n_newlines
+
+    # Blocks are parsed on up to two threads (numpy releases the GIL in its loops) and stored in
+    # file order, so line numbers stay exact. Each in-flight block gets its own copy of the bytes.
+    workers = min(2, os.cpu_count() or 1) if size > BLOCK_BYTES else 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        pending: deque[Future[_Block]] = deque()
+        for buf, end in _blocks_of_lines(path):
+            if (
+                first_line == 1
+                and not out.rows
+                and not pending
+                and buf[:3].tobytes() == b"\xef\xbb\xbf"
+            ):
+                raise error(
+                    located(
+                        path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"
+                    )
+                )
+            if workers == 1:
+                store(_parse_block(buf, end, n_fields, fields, numbers, what))
+                continue
+            copy = np.empty(end + _PADDING, dtype=np.uint8)
+            copy[:end] = buf[:end]
+            copy[end:] = 0
+            pending.append(pool.submit(_parse_block, copy, end, n_fields, fields, numbers, what))
+            if len(pending) > workers:
+                store(pending.popleft().result())
+        while pending:
+            store(pending.popleft().result())
+    if out.rows == 0:
+        raise error(
+            located(path, 1, f"the file is empty (only blank lines); expected lines of {what}")
+        )
+    return out.fields()
+
+
+def _blocks_of_lines(path: Path) -> Iterator[tuple[np.ndarray, int]]:
+    """Stream the file as blocks of whole lines: ``(buffer, end)``, the lines being ``buffer[:end]``.
+
+    One reusable buffer of about BLOCK_BYTES: the file is never held whole. In a fresh process each
+    megabyte touched for the first time costs milliseconds here, so peak memory is time. Bytes after
+    ``end`` (the next lines, then padding) only serve the 8-byte gathers, which mask them off.
+    """
+    buf = np.empty(BLOCK_BYTES + _PADDING, dtype=np.uint8)
+    buf[BLOCK_BYTES:] = 0
+    carried = 0  # bytes of an unfinished line, moved to the front of the buffer
+    with path.open("rb") as file:
+        while True:
+            if carried == buf.size - _PADDING:  # one line longer than the whole buffer: grow it
+                bigger = np.empty(2 * buf.size, dtype=np.uint8)
+                bigger[:carried] = buf[:carried]
+                buf = bigger
+            capacity = buf.size - _PADDING
+            read = file.readinto(memoryview(buf)[carried:capacity])
+            filled = carried + read
+            if read == 0:
+                if carried:
+                    buf[carried : carried + 8] = 0
+                    yield buf, carried  # the last line has no final newline
+                return
+            end = _after_last_newline(buf, filled)
+            if end:
+                yield buf, end
+                carried = filled - end
+                buf[:carried] = buf[end:filled].copy()
+            else:
+                carried = filled
+
+
+def _after_last_newline(buf: np.ndarray, filled: int) -> int:
+    """Offset just after the last newline in ``buf[:filled]`` (0 if there is none)."""
+    window = 1 << 16
+    stop = filled
+    while stop > 0:
+        start = max(0, stop - window)
+        newlines = np.flatnonzero(buf[start:stop] == _NEWLINE)
+        if newlines.size:
+            return start + int(newlines[-1]) + 1
+        stop = start
+    return 0
+
+
+class _Output:
+    """Preallocated result columns, filled block by block."""
+
+    def __init__(
+        self, capacity: int, ids: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]]
+    ) -> None:
+        self.rows = 0
+        self.numbers_spec = numbers
+        self.words = {field: np.zeros((capacity, 1), dtype=np.uint64) for field in ids}
+        self.widths = dict.fromkeys(ids, 1)
+        self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in numbers}
+        self.lines = np.empty(capacity, dtype=np.int64)
+        self.non_ascii_rows: list[
+            np.ndarray
+        ] = []  # rows whose line has a byte >= 0x80 (UTF-8 checks)
+
+    def store(
+        self, block: _Block, first_line: int, numbers: dict[int, tuple[str, Parser, str]]
+    ) -> None:
+        rows = slice(self.rows, self.rows + block.line_numbers.size)
+        for field, (words, width) in block.words.items():
+            if (
+                words.shape[1] > self.words[field].shape[1]
+            ):  # a longer id than any before: widen (rare)
+                self.words[field] = widen(self.words[field], words.shape[1])
+            target = self.words[field][rows]
+            target[:, : words.shape[1]] = words
+            target[:, words.shape[1] :] = 0
+            self.widths[field] = max(self.widths[field], width)
+        for field, values in block.numbers.items():
+            self.numbers[field][rows] = values
+        self.lines[rows] = block.line_numbers + first_line
+        if block.non_ascii_rows.size:
+            self.non_ascii_rows.append(block.non_ascii_rows + self.rows)
+        self.rows = rows.stop
+
+    def fields(self) -> TrecFields:
+        rows = self.rows
+        return TrecFields(
+            {field: words[:rows] for field, words in self.words.items()},
+            self.widths,
+            {field: values[:rows] for field, values in self.numbers.items()},
+            self.lines[:rows],
+            np.concatenate(self.non_ascii_rows)
+            if self.non_ascii_rows
+            else np.zeros(0, dtype=np.int64),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class _Block:
+    """One parsed block. Line numbers are relative to the block (0 = its first line)."""
+
+    line_numbers: np.ndarray
+    n_newlines: int
+    words: dict[int, tuple[np.ndarray, int]]  # id field -> (id words, longest value in bytes)
+    numbers: dict[int, np.ndarray]
+    non_ascii_rows: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """What is wrong with a block, at a line relative to the block (a value, not an exception:
+    blocks are parsed on worker threads, and only the reader knows the block's first line)."""
+
+    line: int
+    message: str
+
+
+def _parse_block(
+    buf: np.ndarray,
+    end: int,
+    n_fields: int,
+    fields: tuple[int, ...],
+    numbers: dict[int, tuple[str, Parser, str]],
+    what: str,
+) -> _Block | _Problem:
+    """Parse the lines ``buf[:end]``; runs on a worker thread, so it only reads its arguments."""
+    blanks = np.flatnonzero(buf[:end] <= 32)
+    layout = _regular_layout(buf, end, blanks, n_fields)
+    if layout is None:
+        layout = _general_layout(buf, end, blanks, n_fields, what)
+        if isinstance(layout, _Problem):
+            return layout
+    line_numbers, bounds, n_newlines = layout
+    words, values = {}, {}
+    for field in fields:
+        starts, lengths = bounds[field]
+        width = int(lengths.max(initial=1))
+        if width > _MAX_FIELD_BYTES:
+            return _Problem(
+                int(line_numbers[np.argmax(lengths)]),
+                f"a field of {width} bytes: the line is not a {what} line",
+            )
+        field_words = _gather_words(buf, starts, lengths, width)
+        if field in numbers:
+            name, parse, valid = numbers[field]
+            text = words_to_ids(field_words, width)
+            try:
+                values[field] = parse(text)
+            except ValueError as problem:
+                row = int(problem.args[0])
+                shown = text[row].decode("utf-8", errors="replace")
+                return _Problem(int(line_numbers[row]), f"{name} {shown!r} is not {valid}")
+        else:
+            words[field] = (field_words, width)
+    non_ascii = np.zeros(0, dtype=np.int64)
+    if buf[:end].max() >= 0x80:  # rare: only then find the rows that need a UTF-8 check
+        high = np.flatnonzero(buf[:end] >= 0x80)
+        line_ends = bounds[n_fields - 1][0] + bounds[n_fields - 1][1]
+        rows = np.searchsorted(line_ends, high)  # sorted: keep the first of each run of equal rows
+        non_ascii = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+    return _Block(line_numbers, n_newlines, words, values, non_ascii)
+
+
+class _LazyBounds(dict):
+    """field -> (start offsets, lengths), computed only for the fields asked for."""
+
+    def __init__(self, compute: Callable[[int], tuple[np.ndarray, np.ndarray]]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def __missing__(self, field: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._compute(field)
+
+
+Layout = tuple[np.ndarray, _LazyBounds, int]  # line numbers, field bounds, newlines in the block
+
+
+def _regular_layout(buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int) -> Layout | None:
+    """Fast path for the usual file: one space or tab between fields, a newline ending every line.
+
+    Then blank number ``j`` ends token ``j`` and every ``n_fields``-th blank is a newline: field
+    ``f`` of line ``i`` ends at ``blanks[i * n_fields + f]``, and no array of all tokens is built.
+    Returns None for anything else (blank lines, CRLF, runs of blanks, control bytes, a missing
+    final newline), which takes the general path.
+    """
+    if blanks.size == 0 or blanks.size % n_fields or buf[0] <= 32 or blanks[-1] != end - 1:
+        return None
+    n_lines = blanks.size // n_fields
+    separators = buf[blanks].reshape(n_lines, n_fields)
+    if not np.all(separators[:, -1] == _NEWLINE):
+        return None
+    between = separators[:, :-1]
+    if not np.all(between == _SPACE) and not np.all((between == _SPACE) | (between == _TAB)):
+        return None
+    ends = blanks.reshape(n_lines, n_fields)
+    previous = np.empty_like(ends)  # the blank before each token
+    previous[:, 1:] = ends[:, :-1]
+    previous[0, 0] = -1
+    previous[1:, 0] = ends[:-1, -1]
+    lengths = ends - previous - 1
+    if not np.all(lengths):  # two blanks in a row: an empty field
+        return None
+    bounds = _LazyBounds(lambda field: (previous[:, field] + 1, lengths[:, field]))
+    return np.arange(n_lines), bounds, n_lines
+
+
+def _general_layout(
+    buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int, what: str
+) -> Layout | _Problem:
+    """Any whitespace between fields, blank lines, CRLF, no final newline; problems name the line."""
+    blank_bytes = buf[blanks]
+    bad = ~_BLANKS[blank_bytes]
+    if bad.any():
+        position = int(blanks[np.argmax(bad)])
+        return _Problem(
+            int(np.count_nonzero(buf[:position] == _NEWLINE)),
+            f"control byte 0x{int(buf[position]):02x}: "
+            "this is not a text file of whitespace-separated fields",
+        )
+    newlines = blanks[blank_bytes == _NEWLINE]
+    n_newlines = newlines.size
+    if newlines.size == 0 or newlines[-1] != end - 1:
+        newlines = np.append(newlines, end)  # a last line without its newline still counts
+    # A token fills each gap of more than one byte between consecutive blanks, plus the edges.
+    bounded = np.concatenate(([-1], blanks, [end]))
+    gap = np.flatnonzero(np.diff(bounded) > 1)
+    starts, ends = bounded[gap] + 1, bounded[gap + 1]
+    token_line = np.searchsorted(newlines, starts)  # line index of each token within the block
+    per_line = np.bincount(token_line, minlength=newlines.size)
+    wrong = np.flatnonzero((per_line != 0) & (per_line != n_fields))
+    if wrong.size:
+        line = int(wrong[0])
+        return _Problem(
+            line,
+            f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}",
+        )
+    lengths = ends - starts
+    bounds = _LazyBounds(lambda field: (starts[field::n_fields], lengths[field::n_fields]))
+    return np.flatnonzero(per_line), bounds, n_newlines
+
+
+def _gather_words(
+    buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int
+) -> np.ndarray:
+    """Tokens as rows of big-endian uint64 words, zero-padded: eight bytes per gather.
+
+    ``windows[i]`` is the 8 bytes starting at byte ``i`` read as one big-endian integer (an
+    overlapping strided view, no copy); bytes past a token's end are masked off.
+    """
+    windows = np.ndarray(shape=(buf.size - 7,), dtype=">u8", buffer=buf, strides=(1,))
+    n_words = max(1, -(-width // 8))
+    words = np.empty((starts.size, n_words), dtype=np.uint64)
+    for word in range(n_words):
+        raw = windows[starts + 8 * word].astype(np.uint64)
+        kept = (
+            np.minimum(lengths, 8)
+            if word == 0
+            else np.minimum(np.maximum(lengths - 8 * word, 0), 8)
+        )
+        np.bitwise_and(raw, _KEEP[kept], out=words[:, word])
+    return words
+
+
+def parse_floats(text: np.ndarray) -> np.ndarray:
+    """Parse an ``S`` array of numbers into float64, exactly as C ``strtod``/Python ``float`` would.
+
+    Plain decimals (``[+-]digits[.digits]``, at most 15 digits) take a vectorised path that is exact:
+    an integer mantissa below 2**53 divided by an exact power of ten is one correctly rounded
+    operation. Everything else (exponents, long mantissas, nan, inf) goes through Python's ``float``.
+    Raises ValueError for text that is not a number.
+    """
+    count, width = text.size, text.dtype.itemsize
+    chars = text.view(np.uint8).reshape(count, width)
+    sign = chars[:, 0]
+    negative = sign == ord("-")
+    signed = negative | (sign == ord("+"))
+    mantissa = np.zeros(count, dtype=np.int64)
+    n_digits = np.zeros(count, dtype=np.int64)
+    dots = np.zeros(count, dtype=np.int64)
+    dot_position = np.zeros(count, dtype=np.int64)
+    length = np.zeros(count, dtype=np.int64)
+    other = signed.copy() if width == 1 else np.zeros(count, dtype=bool)
+    for column in range(width):
+        char = chars[:, column]
+        digit = char - np.uint8(ord("0"))  # wraps around for bytes below "0"
+        is_digit = digit < 10
+        if column == 0:
+            is_digit &= ~signed
+        is_dot = char == ord(".")
+        present = char != 0
+        length += present
+        np.multiply(mantissa, np.where(is_digit, 10, 1), out=mantissa)
+        mantissa += np.where(is_digit, digit, 0)
+        n_digits += is_digit
+        dots += is_dot
+        dot_position = np.where(is_dot, column, dot_position)
+        unexpected = present & ~is_digit & ~is_dot
+        if column == 0:
+            unexpected &= ~signed
+        other |= unexpected
+    plain = ~other & (dots <= 1) & (n_digits >= 1) & (n_digits <= 15)
+    fraction_digits = np.where(dots == 1, length - 1 - dot_position, 0)
+    powers = 10.0 ** np.arange(16)
+    values = mantissa / powers[np.where(plain, fraction_digits, 0)]
+    np.negative(values, out=values, where=negative)
+    for row in np.flatnonzero(~plain).tolist():  # rare: exponents, long mantissas, nan/inf, garbage
+        try:
+            shown = text[row].decode("ascii")
+            if "_" in shown:  # Python reads "1_0" as 10; C strtod (trec_eval) stops at the "_"
+                raise ValueError(shown)
+            values[row] = float(shown)
+        except (ValueError, UnicodeDecodeError):
+            raise ValueError(row) from None
+    return values
+
+
+def parse_ints(text: np.ndarray) -> np.ndarray:
+    """Parse an ``S`` array of optionally signed integers. Non-integers become a ValueError."""
+    width = text.dtype.itemsize
+    chars = text.view(np.uint8).reshape(text.size, width)
+    negative = chars[:, 0] == ord("-")
+    signed = negative | (chars[:, 0] == ord("+"))
+    is_digit = (chars >= ord("0")) & (chars <= ord("9"))
+    body = np.ones_like(is_digit)
+    body[:, 0] = ~signed
+    ok = np.all(is_digit | (chars == 0) | ~body, axis=1) & ((is_digit & body).sum(axis=1) >= 1)
+    ok &= (is_digit & body).sum(axis=1) <= 18
+    if not ok.all():
+        row = int(np.argmin(ok))
+        raise ValueError(row)
+    value = np.zeros(text.size, dtype=np.int64)
+    for column in range(width):
+        digit = is_digit[:, column] & body[:, column]
+        value = np.where(digit, value * 10 + (chars[:, column].astype(np.int64) - ord("0")), value)
+    return np.where(negative, -value, value)

@@ -1,0 +1,39 @@
+"""The rules every input value obeys, stated once: what an id is, what a rank cutoff is."""
+
+from __future__ import annotations
+
+import numbers
+import re
+from typing import Any
+
+from pytest_tempoeval.errors import MetricError
+
+# An id as it usually is: not empty, no surrounding whitespace, no control characters. A fast
+# check for the common case; anything else goes through id_problem for the exact complaint.
+PLAIN_ID = re.compile(r"(?!\s)[^\x00-\x1f\x7f]+(?<!\s)")
+
+
+def id_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a query or document id, or None when it can.
+
+    An id is a string (an int is read as its decimal text) that is not empty, has no leading or
+    trailing whitespace and no control characters: TREC files split on whitespace, and an invisible
+    character would make two ids that look the same differ.
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return f"must be a string, got {value!r} ({type(value).__name__})"
+    text = str(value)
+    if not text.strip():
+        return "is empty" if not text else f"{text!r} is empty"
+    if text != text.strip():
+        return f"{text!r} has leading or trailing whitespace"
+    if any(ord(char) < 32 or ord(char) == 127 for char in text):
+        return f"{text!r} contains a control character"
+    return None
+
+
+def check_k(k: Any, error: type[Exception] = MetricError) -> int:
+    """``k`` as a positive int rank cutoff, or ``error``."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k <= 0:
+        raise error(f"k must be a positive integer (the rank cutoff), got {k!r}")
+    return int(k)

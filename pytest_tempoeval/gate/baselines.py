@@ -1,0 +1,399 @@
+"""Regression baselines: one JSON file per test, and the gate that compares a result with it.
+
+A file (``<baseline dir>/<test module>/<test name>.json``) holds one entry per checked result:
+per-query scores, the mean, k, mode, the gold set's fingerprint and the judge model. The gate is
+one-sided. A check fails only when the mean dropped by more than ``max_drop`` and, when 10 or more
+queries are paired, the drop is significant (:mod:`.randomization`, p < ``alpha``). With fewer queries a
+test has too little power to mean anything, so ``max_drop`` alone decides.
+
+Files are written only with ``--tempoeval-update-baseline``, atomically (temporary file, then
+rename), once per test at teardown, and only when their content changes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_NAMED
+from pytest_tempoeval.errors import BaselineError, BaselineRegression
+from pytest_tempoeval.files import per_test_path, write_atomically
+from pytest_tempoeval.gate import randomization
+from pytest_tempoeval.metrics.explain import query_lines
+
+FORMAT_VERSION = 1
+MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
+
+
+@dataclass(frozen=True)
+class BaselineComparison:
+    """The outcome of one check, for messages and reports."""
+
+    key: str
+    status: str  # "pass", "improved", "regressed", "written"
+    baseline: float | None
+    current: float
+    queries: int  # paired queries
+    p_value: float | None = None  # None: not tested (written, or fewer than MIN_QUERIES_FOR_TEST)
+    max_drop: float = 0.0
+    alpha: float = 0.05
+    regressed: list[tuple[str, float, float]] = field(
+        default_factory=list
+    )  # (query, old, new), worst first
+    baseline_scores: dict[str, float] = field(default_factory=dict, repr=False)
+    lost: list[str] = field(
+        default_factory=list
+    )  # baseline queries the result no longer counts (scored 0)
+
+    @property
+    def delta(self) -> float | None:
+        return None if self.baseline is None else self.current - self.baseline
+
+    @property
+    def passed(self) -> bool:
+        return self.status != "regressed"
+
+    @property
+    def note(self) -> str:
+        return {
+            "improved": "baseline can be raised",
+            "regressed": "regressed",
+            "written": "baseline written",
+        }.get(self.status, "")
+
+    def describe(self) -> str:
+        """One line: old -> new, the drop allowed and the p-value."""
+        if self.baseline is None:
+            return (
+                f"{self.key}: {self.current:.4f} written as the baseline ({self.queries} queries)"
+            )
+        test = (
+            f"p = {self.p_value:.4g} (paired randomization, one-sided, alpha {self.alpha:g})"
+            if self.p_value is not None
+            else f"no significance test under {MIN_QUERIES_FOR_TEST} queries"
+        )
+        return (
+            f"{self.key}: {self.baseline:.4f} -> {self.current:.4f} ({self.delta:+.4f}; drop allowed "
+            f"{self.max_drop:g}), {test}, {self.queries} paired queries"
+        )
+
+
+def compare(
+    key: str,
+    baseline_scores: dict[str, float],
+    current_scores: dict[str, float],
+    max_drop: float,
+    alpha: float,
+    seed: int | None = None,
+    permutations: int | None = None,
+) -> BaselineComparison:
+    """The gate, on per-query scores paired by query id (pure: no files)."""
+    # Paired over the baseline's queries. One the result no longer counts (in llm mode, nothing
+    # judged relevant) scores 0: dropping it from the comparison would hide the worst regression.
+    # Queries new since the baseline are not compared (a changed gold set asks for a re-baseline).
+    shared = sorted(baseline_scores)
+    old = [baseline_scores[query] for query in shared]
+    new = [current_scores.get(query, 0.0) for query in shared]
+    lost = [query for query in shared if query not in current_scores]
+    baseline, current = math.fsum(old) / len(old), math.fsum(new) / len(new)
+    drop = baseline - current
+    p_value = None
+    if len(shared) >= MIN_QUERIES_FOR_TEST:
+        p_value = randomization.paired_randomization_p(
+            old,
+            new,
+            seed=randomization.DEFAULT_SEED if seed is None else seed,
+            permutations=permutations or randomization.DEFAULT_PERMUTATIONS,
+        )
+    regressed = drop > max_drop + SCORE_TOLERANCE and (p_value is None or p_value < alpha)
+    worse = sorted(
+        (
+            (query, o, n)
+            for query, o, n in zip(shared, old, new, strict=True)
+            if n < o - SCORE_TOLERANCE
+        ),
+        key=lambda item: (item[2] - item[1], item[0]),
+    )
+    status = (
+        "regressed" if regressed else "improved" if current > baseline + SCORE_TOLERANCE else "pass"
+    )
+    return BaselineComparison(
+        key,
+        status,
+        baseline,
+        current,
+        len(shared),
+        p_value,
+        max_drop,
+        alpha,
+        worse,
+        baseline_scores,
+        lost,
+    )
+
+
+def entry_for(result: Any) -> dict[str, Any]:
+    """What a baseline file stores for one metric result."""
+    return {
+        "metric": result.name,
+        "k": result.k,
+        "mode": result.mode,
+        "score": float(result),
+        "queries": len(result.per_query),
+        "gold_fingerprint": result.gold_fingerprint,
+        "judge_model": result.extra.get("judge_model"),
+        "per_query": dict(sorted(result.per_query.items())),
+    }
+
+
+class BaselineStore:
+    """This test's baseline file: ``check`` results against it, or collect them to write it."""
+
+    def __init__(
+        self,
+        path: Path,
+        update: bool,
+        test_id: str = "",
+        max_drop: float = 0.0,
+        on_check: Callable[[Any, BaselineComparison], None] | None = None,
+    ) -> None:
+        self.path = path
+        self.update = update  # --tempoeval-update-baseline: write instead of check
+        self.test_id = test_id
+        self.max_drop = max_drop  # the tempoeval_max_drop ini default
+        self._on_check = on_check  # reports each comparison to the session
+        self._entries: dict[str, dict[str, Any]] = {}  # checked in this test, by key
+        self._stored: dict[str, Any] | None = None
+
+    def __repr__(self) -> str:
+        return f"BaselineStore({str(self.path)!r}, update={self.update})"
+
+    @classmethod
+    def for_test(cls, directory: Path, test: str, update: bool, **options: Any) -> BaselineStore:
+        """The store of the test with node id ``test``."""
+        return cls(baseline_path(directory, test), update, test, **options)
+
+    @property
+    def update_command(self) -> str:
+        return (
+            f"pytest {self.test_id!r} --tempoeval-update-baseline"
+            if self.test_id
+            else "--tempoeval-update-baseline"
+        )
+
+    # -- the gate ---------------------------------------------------------------------------------
+
+    def check(
+        self,
+        result: Any,
+        max_drop: float | None = None,
+        alpha: float = 0.05,
+        *,
+        name: str | None = None,
+        seed: int | None = None,
+    ) -> BaselineComparison:
+        """Compare ``result`` with its baseline; raise :class:`BaselineRegression` on a drop.
+
+        ``name`` tells apart two results of the same metric in one test (default: ``ndcg@10 gold``).
+        """
+        __tracebackhide__ = True  # failures point at the test's line, not here
+        result.check_comparable()  # a result with no counted query is an error, never a pass
+        max_drop = self.max_drop if max_drop is None else max_drop
+        if not (
+            math.isfinite(max_drop) and max_drop >= 0 and 0 < alpha < 1
+        ):  # inf would switch the gate off
+            raise ValueError(
+                f"max_drop must be >= 0 and alpha in (0, 1), got {max_drop!r} and {alpha!r}"
+            )
+        key = name or f"{result.label} {result.mode}"
+        if key in self._entries:
+            raise BaselineError(
+                f"{self.test_id}: {key} is checked twice in this test; pass name=... to tell them apart"
+            )
+        entry = entry_for(result)
+        self._entries[key] = entry
+        if self.update:
+            comparison = BaselineComparison(
+                key,
+                "written",
+                None,
+                float(result),
+                len(result.per_query),
+                max_drop=max_drop,
+                alpha=alpha,
+            )
+        else:
+            stored = self._stored_entry(key, entry)
+            comparison = compare(
+                key, stored["per_query"], entry["per_query"], max_drop, alpha, seed
+            )
+        if self._on_check is not None:
+            self._on_check(result, comparison)
+        if not comparison.passed:
+            raise BaselineRegression(self._regression_message(comparison, result))
+        return comparison
+
+    def _stored_entry(self, key: str, entry: dict[str, Any]) -> dict[str, Any]:
+        __tracebackhide__ = True  # failures point at the test's line, not here
+        entries = self.read()["results"]
+        stored = entries.get(key)
+        if stored is None:
+            same_metric = [k for k, e in entries.items() if e.get("metric") == entry["metric"]]
+            if same_metric:
+                raise BaselineError(
+                    f"{self.path}: re-baseline: the baseline has {', '.join(same_metric)} but the test now "
+                    f"checks {key} (k or mode changed). If that is intended, run: {self.update_command}"
+                )
+            raise BaselineError(
+                f"{self.path}: no baseline for {key} yet. Create it with: {self.update_command}"
+            )
+        for field_name, what in (
+            ("k", "k"),
+            ("mode", "mode"),
+            ("gold_fingerprint", "gold set"),
+            ("judge_model", "judge model"),
+        ):
+            if stored.get(field_name) != entry[field_name]:
+                old, new = stored.get(field_name), entry[field_name]
+                shown = (
+                    (old[:12], new[:12])
+                    if field_name == "gold_fingerprint" and old and new
+                    else (old, new)
+                )
+                raise BaselineError(
+                    f"{self.path}: re-baseline: the {what} changed since the baseline of {key} "
+                    f"({shown[0]} -> {shown[1]}); scores are not comparable. If the change is intended, "
+                    f"run: {self.update_command}"
+                )
+        return stored
+
+    def _regression_message(self, comparison: BaselineComparison, result: Any) -> str:
+        lines = [f"{self.test_id}: regression against {self.path}", f"  {comparison.describe()}"]
+        shown = comparison.regressed[:REGRESSED_LISTED]
+        if shown:
+            more = len(comparison.regressed) - len(shown)
+            lines.append(
+                f"  regressed queries (old -> new), worst first{f'; {more} more' if more else ''}:"
+            )
+            lost = set(comparison.lost)
+            lines.extend(
+                f"    {query}: {old:.4f} -> {new:.4f} ({new - old:+.4f})"
+                + (
+                    f"  [no longer counted: {result.excluded.get(query, 'not in the result')}; scored 0]"
+                    if query in lost
+                    else ""
+                )
+                for query, old, new in shown
+            )
+            lines.append(
+                f"  what the worst {min(WORST_NAMED, len(shown))} retrieved now (doc(relevance)):"
+            )
+            for query, _, _ in shown[:WORST_NAMED]:
+                lines.extend(f"  {line}" for line in query_lines(result, query))
+        lines.append(f"  If the drop is intended, re-baseline with: {self.update_command}")
+        return "\n".join(lines)
+
+    # -- the file ---------------------------------------------------------------------------------
+
+    def read(self) -> dict[str, Any]:
+        """The whole file, validated; read once per test."""
+        __tracebackhide__ = True  # failures point at the test's line, not here
+        if self._stored is not None:
+            return self._stored
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise BaselineError(
+                f"{self.path}: no baseline yet. Create it with: {self.update_command}"
+            ) from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise BaselineError(f"{self.path}: cannot read the baseline ({error})") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise BaselineError(
+                f"{self.path}:{error.lineno}: the baseline is not valid JSON ({error.msg}). It was left as it "
+                f"is: fix it (see git history), or rewrite it with: {self.update_command}"
+            ) from None
+        except (ValueError, RecursionError) as error:  # a 4,301-digit number; 100,000 nested '['
+            raise BaselineError(
+                f"{self.path}: the baseline is not valid JSON ({type(error).__name__}: {str(error)[:80]}). It was "
+                f"left as it is: fix it (see git history), or rewrite it with: {self.update_command}"
+            ) from None
+        self._stored = _validated(data, self.path, self.update_command)
+        owner = self._stored.get("test")
+        if self.test_id and owner and owner != self.test_id:
+            raise BaselineError(
+                f"{self.path}: this baseline belongs to {owner}, not {self.test_id}: two tests map to one file "
+                "(same module name in two directories?). Rename one test module."
+            )
+        return self._stored
+
+    def write(self, data: dict[str, Any]) -> bool:
+        """Atomic: a temporary file in the same directory, then a rename (safe under xdist). Returns
+        whether the file changed (an identical file is left untouched)."""
+        text = json.dumps(data, indent=2, sort_keys=True) + "\n"
+        try:
+            if self.path.read_text(encoding="utf-8") == text:
+                return False
+        except (OSError, UnicodeDecodeError):
+            pass
+        write_atomically(self.path, text)
+        return True
+
+    def finish(self) -> bool:
+        """At teardown, in update mode: write what this test checked. Returns whether it wrote."""
+        if not (self.update and self._entries):
+            return False
+        return self.write(
+            {"version": FORMAT_VERSION, "test": self.test_id, "results": self._entries}
+        )
+
+    @property
+    def checked(self) -> bool:
+        return bool(self._entries)
+
+
+def baseline_path(directory: Path, test: str) -> Path:
+    return per_test_path(directory, test, ".json")
+
+
+def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
+    def broken(problem: str) -> BaselineError:
+        return BaselineError(
+            f"{path}: not a tempoeval baseline: {problem}. It was left as it is; rewrite it with: {command}"
+        )
+
+    if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
+        raise broken("expected an object with a 'results' object")
+    if data.get("version") != FORMAT_VERSION:
+        raise broken(f"format version {data.get('version')!r}, this plugin reads {FORMAT_VERSION}")
+    for key, entry in data["results"].items():
+        scores = entry.get("per_query") if isinstance(entry, dict) else None
+        if not isinstance(scores, dict) or not scores:
+            raise broken(f"result {key!r} has no per-query scores")
+        for query, score in scores.items():
+            if isinstance(score, bool) or not isinstance(score, (int, float)) or not _finite(score):
+                raise broken(
+                    f"result {key!r}, query {query!r}: score {score!r} is not a finite number"
+                )
+    return data
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer beyond float range
+        return False
+
+
+def assert_no_regression(
+    result: Any, baseline: BaselineStore, **options: Any
+) -> BaselineComparison:
+    """``baseline.check(result, ...)`` as a function: ``assert_no_regression(result, tempoeval_baseline)``."""
+    __tracebackhide__ = True  # failures point at the test's line, not here
+    return baseline.check(result, **options)

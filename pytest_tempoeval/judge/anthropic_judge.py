@@ -1,0 +1,302 @@
+"""AnthropicJudge: temporal relevance judgments from Claude through the official ``anthropic`` SDK.
+
+- Prompts are the seed prompts (graded 0-4 for nDCG, a binary verdict for precision).
+- Replies are parsed strictly: an invalid one is asked again once, then :class:`JudgeError` carries
+  the raw reply. A failure is never scored 0.
+- Identical (model, prompt) pairs are judged once per judge (the ``tempoeval_judge`` fixture gives each
+  test its own judge and cassette, so a test's cassette holds everything it needs).
+- Many judgments run concurrently on asyncio, at most ``max_concurrency`` at a time.
+
+The SDK is imported on first use, so the plugin stays light for suites that never judge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pytest_tempoeval.errors import JudgeError, NoValidAnswer
+from pytest_tempoeval.metrics.llm_judgments import (
+    Judgment,
+    JudgmentRequest,
+    ask_strictly,
+    read_grade,
+    read_verdict,
+)
+from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.judge.cassettes import JudgeCassette
+
+# The newest Haiku in the anthropic SDK's model list (2.11): the cheapest and fastest tier, which is
+# what thousands of short grading calls want. Recorded judgments replay from cassettes whatever the
+# model costs. Override with AnthropicJudge(model=...) or the tempoeval_judge_model ini key.
+DEFAULT_MODEL = "claude-haiku-5-5"
+MAX_TOKENS = 300  # the seed replies are a few lines of JSON
+
+
+@dataclass
+class JudgeStats:
+    """What the session summary reports about judging."""
+
+    judgments: int = 0  # requests answered by the API (or a cassette)
+    cache_hits: int = 0  # identical (model, prompt) pairs answered from this judge's memory
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class AnthropicJudge:
+    """An LLM judge on the Messages API. Pass ``client`` to use your own ``anthropic.AsyncAnthropic``
+    (custom HTTP options, a proxy); ``cassette`` to answer from, and record into, a
+    :class:`~pytest_tempoeval.judge.cassettes.JudgeCassette` (what the ``tempoeval_judge`` fixture does)."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        max_concurrency: int = 8,
+        *,
+        client: Any = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_retries: int = 2,
+        timeout: float = 60.0,
+        cassette: JudgeCassette | None = None,
+        progress: Callable[[int, int, int], None] | None = None,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        self.model = model
+        self.max_concurrency = max_concurrency
+        self.stats = JudgeStats()
+        self.cassette = cassette  # answers first, and records what the API says, when it may
+        self.progress = progress  # called with (done, total, cached) while judging live
+        self._client = client
+        self._client_options = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "max_retries": max_retries,
+            "timeout": timeout,
+        }
+        self._replies: dict[tuple[str, str], str] = {}  # (model, prompt) -> reply text
+        self._in_flight: dict[tuple[str, str], asyncio.Future[str]] = {}
+        self._clients: dict[int, Any] = {}  # id(event loop) -> async client bound to it
+        self._unrecorded: dict[
+            str, tuple[Any, Any]
+        ] = {}  # prompt -> (HTTP request, response) not yet kept
+
+    def __repr__(self) -> str:
+        return f"AnthropicJudge(model={self.model!r}, max_concurrency={self.max_concurrency})"
+
+    # -- the seed classes' provider interface (``metric.llm = judge``) ----------------------------
+
+    async def agenerate(self, prompt: str) -> str:
+        """The raw reply text for a prompt (de-duplicated). The caller parses it, so it is recorded
+        as it is."""
+        reply = await self._ask(prompt)
+        self._record(prompt)
+        return reply
+
+    def generate(self, prompt: str) -> str:
+        return self._run(self.agenerate(prompt))
+
+    # -- graded and binary judgments --------------------------------------------------------------
+
+    async def agrade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
+        """Grade (query id, query, doc id, document) items 0-4, concurrently."""
+        return await self._judge_all(items, graded=True, temporal_focus={})
+
+    async def averdict_all(
+        self,
+        items: Sequence[JudgmentRequest],
+        temporal_focus: dict[str, str | None] | None = None,
+    ) -> list[Judgment]:
+        """Binary verdicts for (query id, query, doc id, document) items, concurrently."""
+        return await self._judge_all(items, graded=False, temporal_focus=temporal_focus or {})
+
+    def grade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
+        return self._run(self.agrade_all(items))
+
+    def verdict_all(
+        self,
+        items: Sequence[JudgmentRequest],
+        temporal_focus: dict[str, str | None] | None = None,
+    ) -> list[Judgment]:
+        return self._run(self.averdict_all(items, temporal_focus))
+
+    async def _judge_all(
+        self,
+        items: Iterable[JudgmentRequest],
+        graded: bool,
+        temporal_focus: dict[str, str | None],
+    ) -> list[Judgment]:
+        limit = asyncio.Semaphore(self.max_concurrency)
+        read = read_grade if graded else read_verdict
+        items = list(items)
+        done, cached_before = 0, self.stats.cache_hits
+
+        async def judge(query_id: str, query: str, doc_id: str, document: str) -> Judgment:
+            prompt = (
+                graded_prompt(query, document)
+                if graded
+                else verdict_prompt(query, document, temporal_focus.get(query_id))
+            )
+            where = f"judging doc {doc_id!r} for query {query_id!r} (model {self.model})"
+            attempts = 0
+
+            async def ask() -> str:
+                nonlocal attempts
+                attempts += 1
+                async with limit:  # the second try must reach the API, not the remembered reply
+                    return await self._ask(prompt, fresh=attempts > 1)
+
+            nonlocal done
+            try:
+                judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
+            except JudgeError as error:
+                self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
+                if (
+                    self.cassette is not None
+                    and not self.cassette.recording
+                    and isinstance(error, NoValidAnswer)
+                ):
+                    error = type(error)(
+                        f"{error} (replayed from {self.cassette.path}; re-record with: {self.cassette.command})"
+                    )
+                if str(error).startswith(where):
+                    raise error from None
+                raise type(error)(f"{where}: {error}") from error
+            self._record(prompt)  # only a reply that was read as a valid judgment is kept
+            done += 1
+            if self.progress is not None:
+                self.progress(done, len(items), self.stats.cache_hits - cached_before)
+            return judgment
+
+        tasks = [asyncio.ensure_future(judge(*item)) for item in items]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            # The first failure is the answer: stop the other requests cleanly rather than leave
+            # them to die with the event loop.
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+
+    # -- the API ----------------------------------------------------------------------------------
+
+    async def _ask(self, prompt: str, fresh: bool = False) -> str:
+        """Reply text for a prompt; identical prompts share one request unless ``fresh``.
+
+        Finished replies are kept as text, requests in flight as futures of the running loop (each
+        synchronous call runs its own loop).
+        """
+        key = (self.model, prompt)
+        if not fresh:
+            if key in self._replies:
+                self.stats.cache_hits += 1
+                return self._replies[key]
+            pending = self._in_flight.get(key)
+            if pending is not None and pending.get_loop() is asyncio.get_running_loop():
+                self.stats.cache_hits += 1
+                return await asyncio.shield(pending)
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            reply = await self._request(prompt, fresh)
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: waiters re-raise it, nobody logs it as unhandled
+            raise
+        finally:
+            if self._in_flight.get(key) is future:
+                del self._in_flight[key]
+        future.set_result(reply)
+        self._replies[key] = reply
+        return reply
+
+    async def _request(self, prompt: str, fresh: bool = False) -> str:
+        body = {
+            "max_tokens": MAX_TOKENS,
+            "messages": [{"role": "user", "content": prompt}],
+            "model": self.model,
+        }
+        if self.cassette is not None and not (fresh and self.cassette.recording):
+            stored = self.cassette.answer(body)
+            if stored is not None:
+                return self._reply_text(stored)
+            if not self.cassette.recording:
+                raise self.cassette.miss()
+        client = self._async_client()
+        try:
+            # The raw response: the cassette stores exactly what was sent and received, and the
+            # reply is read from JSON, not built into SDK models (a third of the SDK's CPU).
+            raw = await client.messages.with_raw_response.create(**body)
+            message = json.loads(raw.http_response.content)
+        except Exception as error:
+            raise JudgeError(f"the judge ({self.model}) failed: {error}") from error
+        if self.cassette is not None:  # kept once the reply is read as valid (see _record)
+            self._unrecorded[prompt] = (raw.http_request, raw.http_response)
+        return self._reply_text(message)
+
+    def _record(self, prompt: str) -> None:
+        exchange = self._unrecorded.pop(prompt, None)
+        if exchange is not None and self.cassette is not None:
+            self.cassette.record(*exchange)
+
+    def _reply_text(self, message: dict[str, Any]) -> str:
+        """The text of a Messages API response (parsed JSON), counted in the stats."""
+        self.stats.judgments += 1
+        usage = message.get("usage") or {}
+        self.stats.input_tokens += usage.get("input_tokens", 0) or 0
+        self.stats.output_tokens += usage.get("output_tokens", 0) or 0
+        content = message.get("content")
+        return (
+            "".join(block.get("text", "") for block in content if isinstance(block, dict))
+            if isinstance(content, list)
+            else ""
+        )
+
+    def _run(self, coroutine: Any) -> Any:
+        """Run a coroutine from synchronous code, closing the client made for its event loop (an
+        httpx client left to the garbage collector would try to close on a dead loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            coroutine.close()
+            raise JudgeError(
+                "a synchronous judge call was made inside a running event loop; use the async method"
+            )
+
+        async def main() -> Any:
+            try:
+                return await coroutine
+            finally:
+                client = self._clients.pop(id(asyncio.get_running_loop()), None)
+                if client is not None:
+                    await client.close()
+
+        return asyncio.run(main())
+
+    def _async_client(self) -> Any:
+        """The caller's client, or an ``AsyncAnthropic`` for the running event loop."""
+        if self._client is not None:
+            return self._client
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._clients:
+            import anthropic
+
+            options = {
+                key: value for key, value in self._client_options.items() if value is not None
+            }
+            if "api_key" not in options and not os.environ.get("ANTHROPIC_API_KEY"):
+                raise JudgeError(
+                    "the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to record judgments"
+                )
+            self._clients[loop] = anthropic.AsyncAnthropic(**options)
+        return self._clients[loop]

@@ -1,0 +1,323 @@
+"""Recording LLM judgments once, replaying them forever: vcrpy cassettes for the judge.
+
+- A cassette per test, at ``<tempoeval_cassette_dir>/<test module>/<test name>.yaml``
+  (pytest-recording's layout, with ``Class.`` before the name of a method; ``.json`` when vcrpy's
+  JSON serializer is chosen: a replay ~2.5x faster for big cassettes).
+- A judgment is looked up by its request body (JSON-normalised, as vcrpy's body matcher compares
+  it), so a changed prompt, document or model is a miss, never a wrong answer. In record mode
+  ``none`` a miss fails at once with :class:`JudgeCassetteError`.
+- Nothing secret is written: only a few named headers are stored (never ``authorization``,
+  ``x-api-key`` or account headers), and error responses are never recorded.
+- The judge reads and writes the file itself (:class:`JudgeCassette`) instead of patching HTTP with
+  vcrpy: a replayed judgment is a dict lookup with no SDK import, and recording skips vcrpy's
+  per-request deep copies (about 45% of a recording's CPU). The files are written with vcrpy's own
+  serializers and stay standard cassettes: stock ``vcr.use_cassette(path, record_mode="none",
+  match_on=MATCH_ON)`` replays them (tested).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from pytest_tempoeval.errors import JudgeCassetteError
+from pytest_tempoeval.files import per_test_path, write_atomically
+
+MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
+# Only these headers are stored: nothing secret or account-specific can slip through under a new
+# header name, recordings do not depend on the machine (host, SDK and Python versions), and a
+# cassette is about 2.5x smaller, so it loads faster.
+KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
+KEPT_RESPONSE_HEADERS = ("content-type",)
+RECORD_MODES = ("none", "once", "new_episodes", "all")
+SAVE_EVERY_SECONDS = 2.0  # while recording: how much work a crash can lose
+CANONICAL_API = (
+    "https://api.anthropic.com"  # where every request is stored as sent, whatever the base URL
+)
+MESSAGES_PATH = "/v1/messages"
+
+
+def cassette_path(directory: Path, test: str, serializer: str = "yaml") -> Path:
+    """The cassette of the test with node id ``test``."""
+    return per_test_path(directory, test, ".json" if serializer == "json" else ".yaml")
+
+
+def rerecord_command(test: str, cassette_exists: bool = False) -> str:
+    """``new_episodes`` adds what an existing cassette lacks (e.g. after a crash mid-recording)
+    without asking again what it holds; ``once`` creates a missing one."""
+    mode = "new_episodes" if cassette_exists else "once"
+    return f"pytest {test!r} --tempoeval-record-mode={mode}  (needs ANTHROPIC_API_KEY)"
+
+
+class JudgeCassette:
+    """One test's judgments on file, with vcrpy's record modes.
+
+    - ``none``: replay only. ``once``: record if the file does not exist yet, else replay only.
+      ``new_episodes``: replay what is there, record what is not. ``all``: record everything anew.
+    - :meth:`save` writes atomically (temporary file, then rename) and only when something new was
+      recorded, so a replay never touches the file and a crash mid-write leaves the old one intact.
+    - While recording, the file is also saved every ``save_every`` seconds (stretched to ten times
+      the last save's duration, so saving stays under ~10% of the time): a run that crashes or is
+      killed keeps what it recorded, and ``new_episodes`` completes it.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        record_mode: str = "none",
+        command: str = "--tempoeval-record-mode=once",
+        save_every: float = SAVE_EVERY_SECONDS,
+    ) -> None:
+        if record_mode not in RECORD_MODES:
+            raise ValueError(
+                f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}"
+            )
+        self.path = Path(path)
+        self.record_mode = record_mode
+        self.command = command
+        exists = self.path.is_file()
+        self.recording = record_mode in ("new_episodes", "all") or (
+            record_mode == "once" and not exists
+        )
+        self._interactions: list[dict[str, Any]] = []
+        self._answers: dict[str, dict[str, Any]] = {}  # normalised request body -> response
+        self._positions: dict[str, int] = {}  # normalised request body -> index in _interactions
+        self._recorded = 0
+        self._save_every = save_every
+        self._next_save = time.monotonic() + save_every
+        if exists and record_mode != "all":
+            with _no_cyclic_gc():
+                for interaction in _read_interactions(self.path, command):
+                    self._add(interaction)
+
+    def __len__(self) -> int:
+        return len(self._answers)
+
+    def answer(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The stored Messages API response (parsed JSON) for a request body, or None."""
+        response = self._answers.get(_body_key(body))
+        if response is None:
+            return None
+        try:
+            message = json.loads(_text(response.get("body")))
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            if self.recording:
+                return None  # asked again, and the new answer replaces the damaged one
+            raise JudgeCassetteError(
+                f"{self.path}: the stored response to this judgment is not a JSON message. "
+                f"Re-record with: {self.command}"
+            )
+        return message
+
+    def miss(self) -> JudgeCassetteError:
+        if not self._interactions and not self.path.exists():
+            return JudgeCassetteError(
+                f"the cassette {self.path} does not exist (record mode {self.record_mode!r} replays only). "
+                f"Record it with: {self.command}"
+            )
+        return JudgeCassetteError(
+            f"this judgment is not in the cassette {self.path} (record mode {self.record_mode!r} "
+            f"{'replays only' if self.record_mode == 'none' else 'does not record into an existing cassette'}; "
+            f"a changed prompt, document or model is a miss). Re-record with: {self.command}"
+        )
+
+    def record(self, request: Any, response: Any) -> None:
+        """Keep one successful exchange (an httpx request and its read response)."""
+        if response.status_code >= 400:
+            return  # the SDK retried it or reported it: an error is never replayed
+        self._add(
+            {
+                "request": {
+                    "body": request.content.decode("utf-8"),
+                    "headers": _kept(request.headers, KEPT_REQUEST_HEADERS),
+                    "method": request.method,
+                    # Always the public endpoint: a gateway's path prefix or query (which can hold
+                    # account ids or keys) is never stored, and stock vcrpy matches anywhere.
+                    "uri": CANONICAL_API + MESSAGES_PATH,
+                },
+                "response": {
+                    "body": {"string": response.content.decode("utf-8")},
+                    "headers": _kept(response.headers, KEPT_RESPONSE_HEADERS),
+                    "status": {"code": response.status_code, "message": response.reason_phrase},
+                },
+            },
+            replace=True,
+        )
+        self._recorded += 1
+        if time.monotonic() >= self._next_save:
+            self.save()
+
+    def save(self) -> None:
+        """Write the cassette if anything was recorded (vcrpy's serializers, atomic replace)."""
+        if not self._recorded:
+            return
+        started = time.monotonic()  # serializing is most of a save: it counts in the interval
+        from vcr.serializers import jsonserializer, yamlserializer
+
+        serializer = jsonserializer if self.path.suffix == ".json" else yamlserializer
+        # Sorted by request: the file does not depend on which concurrent answer came first, so
+        # a re-recording (or -n 4 against -n 0) gives the same file and a clean diff.
+        interactions = sorted(self._interactions, key=_sort_key)
+        text = serializer.serialize({"interactions": interactions, "version": 1})
+        if serializer is yamlserializer:
+            text = _leading_comment(self.path) + text  # e.g. "recorded against the fake server"
+        write_atomically(self.path, text)
+        self._recorded = 0
+        finished = time.monotonic()
+        self._next_save = finished + max(self._save_every, 10 * (finished - started))
+
+    def _add(self, interaction: dict[str, Any], replace: bool = False) -> None:
+        """Index an interaction. The first one stored for a body answers it (as in vcrpy), unless
+        ``replace``: a judgment asked again (its reply was invalid) supersedes the stored one."""
+        request = interaction["request"]
+        if str(request.get("method", "")).upper() != "POST" or not str(
+            request.get("uri", "")
+        ).endswith(MESSAGES_PATH):
+            self._interactions.append(interaction)
+            return
+        key = _normalised_body(_text(request.get("body")))
+        if key in self._positions and replace:
+            self._interactions[self._positions[key]] = interaction
+            self._answers[key] = interaction["response"]
+            return
+        self._interactions.append(interaction)
+        if key not in self._positions:
+            self._positions[key] = len(self._interactions) - 1
+            self._answers[key] = interaction["response"]
+
+
+@contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Loading builds ~50 containers per interaction, none in a cycle; with the cyclic GC on, each
+    collection rescans everything built so far and the load grows superlinearly (3,000 interactions:
+    1.9 s with it, 0.6 s without)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _kept(headers: Any, names: tuple[str, ...]) -> dict[str, list[str]]:
+    return {name: [value] for name, value in headers.items() if name.lower() in names}
+
+
+_MAX_YAML_DEPTH = 1000  # a cassette nests about 6 levels
+# 1,000 flow-collection openers in a row ("[[[", "{ {"); searching costs ~1% of a YAML replay.
+_DEEP_YAML = re.compile(r"[\[{](?:[ \t\r\n]{0,8}[\[{]){" + str(_MAX_YAML_DEPTH - 1) + "}")
+
+
+def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
+    """The stored interactions; anything unreadable is a JudgeCassetteError naming file and line.
+
+    The file is never rewritten here: a broken cassette stays as it is until a re-record."""
+
+    def broken(problem: str, line: int | None = None) -> JudgeCassetteError:
+        where = f"{path}:{line}" if line else str(path)
+        whole = re.sub(r"--tempoeval-record-mode=\w+", "--tempoeval-record-mode=all", command)
+        return JudgeCassetteError(
+            f"{where}: not a readable cassette: {problem}. It was left as it is: fix it, or re-record it whole with: {whole}"
+        )
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise broken(str(error)) from None
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise broken(error.msg, error.lineno) from None
+        except (ValueError, RecursionError) as error:  # a 4,301-digit number; 100,000 nested '['
+            raise broken(f"{type(error).__name__}: {str(error)[:80]}") from None
+    else:
+        import yaml
+
+        # libyaml's C composer recurses once per nesting level and crashes (SIGSEGV) past ~20,000. A
+        # text with 1,000 flow openers in a row is read by PyYAML's Python loader instead, which
+        # raises RecursionError (caught below) where the C one would crash, and reads a valid file.
+        deep = _DEEP_YAML.search(text) is not None
+        loader = yaml.SafeLoader if deep else getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        try:
+            data = yaml.load(text, Loader=loader)
+        except yaml.reader.ReaderError as error:  # a character YAML refuses: no mark, a position
+            raise broken(
+                f"character {error.character!r} is not allowed",
+                text.count("\n", 0, error.position) + 1,
+            ) from None
+        except yaml.YAMLError as error:
+            mark = getattr(error, "problem_mark", None)
+            raise broken(
+                getattr(error, "problem", None) or str(error), mark.line + 1 if mark else None
+            ) from None
+        except (
+            ValueError,
+            OverflowError,
+            RecursionError,
+        ) as error:  # 2020-13-45, a 4,301-digit number
+            raise broken(f"{type(error).__name__}: {str(error)[:80]}") from None
+    interactions = data.get("interactions") if isinstance(data, dict) else None
+    if not isinstance(interactions, list):
+        raise broken("expected a mapping with an 'interactions' list")
+    for number, interaction in enumerate(interactions, 1):
+        if not (
+            isinstance(interaction, dict)
+            and isinstance(interaction.get("request"), dict)
+            and isinstance(interaction.get("response"), dict)
+        ):
+            raise broken(f"interaction {number} is not a mapping with 'request' and 'response'")
+    return interactions
+
+
+def _leading_comment(path: Path) -> str:
+    """The ``#`` lines a YAML cassette starts with, kept when it is rewritten."""
+    try:
+        with path.open(encoding="utf-8") as file:
+            lines = []
+            for line in file:
+                if not line.startswith("#"):
+                    break
+                lines.append(line)
+            return "".join(lines)
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
+    request = interaction["request"]
+    return (
+        str(request.get("uri", "")),
+        str(request.get("method", "")),
+        _normalised_body(_text(request.get("body"))),
+    )
+
+
+def _text(body: Any) -> str:
+    """A vcrpy body: a string, or ``{"string": ...}``; anything else (a damaged file) reads as ""."""
+    if isinstance(body, dict):
+        body = body.get("string", "")
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", errors="replace")
+    return body if isinstance(body, str) else ""
+
+
+def _body_key(body: Any) -> str:
+    """A request body as vcrpy's body matcher compares JSON: as data, whatever its key order."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"))
+
+
+def _normalised_body(text: str) -> str:
+    try:
+        return _body_key(json.loads(text))
+    except (ValueError, TypeError):
+        return text

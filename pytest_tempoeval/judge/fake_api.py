@@ -1,0 +1,329 @@
+"""A loopback fake of the Anthropic Messages API (public as :mod:`pytest_tempoeval.testing`).
+
+The project's own tests and examples record judge cassettes against it (no network, no API key).
+Its judgments are deterministic and temporal: it reads the query and the document out of the judge
+prompt and grades their year overlap (Jaccard of their focus times), so recorded examples mean
+something. Faults can be injected to test retries and error handling::
+
+    with FakeMessagesServer() as server:
+        server.inject(Fault.rate_limit(retry_after=0), Fault.malformed_reply())
+        client = anthropic.Anthropic(api_key="test", base_url=server.base_url)
+
+Standard library only (and the package's own focus times): importing it costs nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import socket
+import string
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Self
+
+from pytest_tempoeval.data.focus_time import FocusTime
+from pytest_tempoeval.metrics.llm_prompts import BINARY_VERDICT_PROMPT, GRADED_RELEVANCE_PROMPT
+
+
+def _reader(template: str) -> re.Pattern[str]:
+    """A regex reading ``query`` and ``document`` back out of a prompt made from ``template``."""
+    pattern = ""
+    for literal, field, _, _ in string.Formatter().parse(template):
+        pattern += re.escape(literal)
+        if field in ("query", "document"):
+            pattern += f"(?P<{field}>.*?)"
+        elif field is not None:
+            pattern += ".*?"
+    return re.compile(pattern, re.DOTALL)
+
+
+_GRADED = _reader(GRADED_RELEVANCE_PROMPT)
+_VERDICT = _reader(BINARY_VERDICT_PROMPT)
+
+
+@dataclass(frozen=True)
+class Fault:
+    """What the server does to one request instead of answering it normally."""
+
+    kind: str  # "status", "slow", "malformed_reply", "out_of_range", "truncated_body", "reset"
+    status: int = 200
+    retry_after: float | None = None
+    delay: float = 0.0
+
+    @classmethod
+    def rate_limit(cls, retry_after: float = 0.0) -> Fault:
+        return cls("status", 429, retry_after)
+
+    @classmethod
+    def overloaded(cls, retry_after: float = 0.0) -> Fault:
+        return cls("status", 529, retry_after)
+
+    @classmethod
+    def server_error(cls) -> Fault:
+        return cls("status", 500)
+
+    @classmethod
+    def slow(cls, seconds: float) -> Fault:
+        return cls("slow", delay=seconds)
+
+    @classmethod
+    def malformed_reply(cls) -> Fault:
+        """A 200 whose text is not JSON (the judge's reply, not the HTTP body)."""
+        return cls("malformed_reply")
+
+    @classmethod
+    def out_of_range(cls) -> Fault:
+        """A 200 whose JSON holds a grade of 7 / a verdict of 3."""
+        return cls("out_of_range")
+
+    @classmethod
+    def truncated_body(cls) -> Fault:
+        """The HTTP body stops halfway through (Content-Length says more)."""
+        return cls("truncated_body")
+
+    @classmethod
+    def reset(cls) -> Fault:
+        """The connection is closed without any response."""
+        return cls("reset")
+
+
+def fake_judgment(prompt: str, out_of_range: bool = False) -> str:
+    """The fake judge's reply text for a seed prompt: a grade or verdict from year overlap."""
+    graded = _GRADED.fullmatch(prompt)
+    match = graded or _VERDICT.fullmatch(prompt)
+    if match is None:
+        return json.dumps({"error": "not a tempoeval judge prompt"})
+    query_time = FocusTime.from_text(match["query"])
+    document_time = FocusTime.from_text(match["document"])
+    similarity = query_time.jaccard(document_time)
+    reason = f"query years {query_time or 'none'}, document years {document_time or 'none'}"
+    if graded:
+        grade = 7 if out_of_range else round(4 * similarity)
+        return json.dumps({"relevance_score": grade, "reasoning": reason})
+    verdict = 3 if out_of_range else int(query_time.overlaps(document_time))
+    return json.dumps(
+        {
+            "temporal_expressions_found": sorted(str(year) for year in document_time),
+            "relevance_to_query": "high" if similarity >= 0.5 else "low" if verdict else "none",
+            "verdict": verdict,
+            "confidence": 1.0,
+            "reason": reason,
+        }
+    )
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a timeout, a test's own reset fault) is normal here: no traceback
+        on stderr. Anything else is still reported."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class FakeMessagesServer:
+    """A Messages API on 127.0.0.1 with deterministic temporal judgments and injectable faults."""
+
+    def __init__(self, latency: float = 0.0) -> None:
+        self.latency = latency  # seconds added to every answer (for concurrency tests)
+        self.requests: list[dict[str, Any]] = []  # bodies received, in arrival order
+        self.headers: list[dict[str, str]] = []
+        self._faults: deque[Fault] = deque()
+        self.in_flight = 0  # requests being answered right now
+        self.max_in_flight = 0  # the most answered at once (concurrency tests)
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        handler = type("Handler", (_Handler,), {"fake": self})
+        self._server = _QuietServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="fake-messages-api", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        if self._server is None:
+            raise RuntimeError(
+                "the fake server is not running: use it as a context manager or call start()"
+            )
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    # -- faults -----------------------------------------------------------------------------------
+
+    def inject(self, *faults: Fault) -> None:
+        """Apply these faults, in order, to the next requests (one fault per request)."""
+        with self._lock:
+            self._faults.extend(faults)
+
+    def _next_fault(self) -> Fault | None:
+        with self._lock:
+            return self._faults.popleft() if self._faults else None
+
+    def _remember(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+        with self._lock:
+            self.requests.append(body)
+            self.headers.append(headers)
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+
+class _Handler(BaseHTTPRequestHandler):
+    fake: FakeMessagesServer
+    protocol_version = "HTTP/1.1"
+    # Headers and body go out in two writes; without TCP_NODELAY the body waits for the client's
+    # delayed ACK on a kept-alive connection, adding ~40 ms to every answer.
+    disable_nagle_algorithm = True
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read their own output
+        pass
+
+    def do_POST(self) -> None:
+        self.fake._enter()
+        try:
+            self._answer()
+        finally:
+            self.fake._leave()
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("content-length", 0))
+        raw = self.rfile.read(length)
+        if not self.path.split("?")[0].endswith(
+            "/v1/messages"
+        ):  # a gateway may put a prefix before it
+            return self._json(
+                404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+            )
+        try:
+            body = json.loads(raw)
+        except json.JSONDecodeError:
+            return self._json(
+                400,
+                {
+                    "type": "error",
+                    "error": {"type": "invalid_request_error", "message": "bad JSON"},
+                },
+            )
+        self.fake._remember(body, {key.lower(): value for key, value in self.headers.items()})
+        fault = self.fake._next_fault()
+        if self.fake.latency:
+            time.sleep(self.fake.latency)
+        if fault is not None and fault.kind == "status":
+            headers = (
+                {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+            )
+            kind = {429: "rate_limit_error", 529: "overloaded_error"}.get(fault.status, "api_error")
+            return self._json(
+                fault.status,
+                {"type": "error", "error": {"type": kind, "message": "injected"}},
+                headers,
+            )
+        if fault is not None and fault.kind == "reset":
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return None
+        if fault is not None and fault.kind == "slow":
+            time.sleep(fault.delay)
+        prompt = _prompt_text(body)
+        if fault is not None and fault.kind == "malformed_reply":
+            text = "relevance_score: four (I think)"
+        else:
+            text = fake_judgment(
+                prompt, out_of_range=fault is not None and fault.kind == "out_of_range"
+            )
+        message = {
+            # From the request and the reply, not the arrival order: recordings are reproducible.
+            "id": "msg_fake_"
+            + hashlib.sha256((raw.decode("utf-8", "replace") + text).encode()).hexdigest()[:16],
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "unknown"),
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": max(1, len(prompt) // 4),
+                "output_tokens": max(1, len(text) // 4),
+            },
+        }
+        # Account-identifying headers, as the real API sends: cassettes must drop them.
+        headers = {
+            "request-id": f"req_fake_{len(self.fake.requests):06d}",
+            "anthropic-organization-id": "org-fake",
+        }
+        return self._json(
+            200, message, headers, truncate=fault is not None and fault.kind == "truncated_body"
+        )
+
+    def _json(
+        self,
+        status: int,
+        payload: dict[str, Any],
+        headers: dict[str, str] | None = None,
+        truncate: bool = False,
+    ) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2] if truncate else data)
+        if truncate:
+            self.close_connection = True
+
+
+def _prompt_text(body: dict[str, Any]) -> str:
+    """The text of the last user message (string content or text blocks)."""
+    messages = body.get("messages") or [{}]
+    content = messages[-1].get("content", "")
+    if isinstance(content, list):
+        return "".join(block.get("text", "") for block in content if isinstance(block, dict))
+    return str(content)
+
+
+def main() -> None:
+    """``python -m pytest_tempoeval.testing``: serve the fake API until interrupted (for recording)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Loopback fake of the Anthropic Messages API.")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
+    args = parser.parse_args()
+    with FakeMessagesServer(latency=args.latency) as server:
+        print(f"ANTHROPIC_BASE_URL={server.base_url}", flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass

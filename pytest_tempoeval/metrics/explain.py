@@ -1,0 +1,126 @@
+"""Explanations of metric results as text: the summary line, the worst queries with what they
+retrieved and what an ideal ranking holds, and why a threshold comparison failed.
+
+pytest shows only 8 lines of an explanation outside ``-vv`` (and in CI), so a failure's first line
+carries the essentials: metric, score, threshold, counted/excluded queries and the worst query ids.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_tempoeval.constants import WORST_EXPLAINED, WORST_NAMED
+
+
+@dataclass(frozen=True)
+class QueryExplanation:
+    """What one query retrieved and what an ideal ranking would have had."""
+
+    query_id: str
+    retrieved: list[tuple[str, float | None]]  # (doc id, relevance; None = unknown) in rank order
+    ideal: list[tuple[str, float]]  # the best documents known, best first
+    note: str = ""
+
+
+class Explained(Protocol):
+    """What an explanation reads of a result (a MetricResult)."""
+
+    label: str
+    mode: str
+
+    @property
+    def per_query(self) -> Mapping[str, float]: ...
+    @property
+    def excluded(self) -> Mapping[str, str]: ...
+    @property
+    def extra(self) -> Mapping[str, Any]: ...
+    @property
+    def median(self) -> float: ...
+    def __float__(self) -> float: ...
+    def worst(self, n: int) -> list[str]: ...
+    def explain_query(self, query_id: str) -> QueryExplanation | None: ...
+
+
+def format_score(value: float | None) -> str:
+    """A score as every report shows it: 4 decimals, or "nan" for a result with no counted query."""
+    return "nan" if value is None or math.isnan(value) else f"{value:.4f}"
+
+
+def format_relevance(value: float | None) -> str:
+    """A document's relevance: "?" unknown, integers plainly, fractions with 3 significant digits."""
+    if value is None:
+        return "?"
+    return str(int(value)) if value == int(value) else f"{value:.3g}"
+
+
+def summary_line(result: Explained) -> str:
+    counted, excluded = len(result.per_query), len(result.excluded)
+    text = (
+        f"{result.label} [{result.mode}] = {format_score(float(result))} over {counted} "
+        f"quer{'y' if counted == 1 else 'ies'}"
+    )
+    if excluded:
+        text += f" ({excluded} excluded)"
+    if result.per_query:
+        text += f", median {result.median:.4f}"
+    unjudged = result.extra.get("unjudged")
+    if unjudged:
+        text += f", {unjudged} retrieved docs unjudged"
+    missing = result.extra.get("missing_queries")
+    if missing:
+        text += f", {missing} gold queries missing from the run (scored 0)"
+    return text
+
+
+def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
+    """The summary line, the excluded queries by reason, then the ``n`` worst queries explained."""
+    lines = [summary_line(result)]
+    reasons: dict[str, list[str]] = {}
+    for query_id, reason in result.excluded.items():
+        reasons.setdefault(reason, []).append(query_id)
+    for reason, ids in reasons.items():
+        shown = ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
+        lines.append(f"  excluded ({reason}): {shown}")
+    for query_id in result.worst(n):
+        lines.extend(query_lines(result, query_id))
+    return "\n".join(lines)
+
+
+def query_lines(result: Explained, query_id: str) -> list[str]:
+    """A query's score, what it retrieved (doc(relevance)) and what an ideal ranking holds."""
+    score = result.per_query[query_id]
+    detail = result.explain_query(query_id)
+    if detail is None:
+        return [f"  {query_id}: {score:.4f}"]
+    retrieved = " ".join(f"{doc}({format_relevance(rel)})" for doc, rel in detail.retrieved)
+    ideal = " ".join(f"{doc}({format_relevance(rel)})" for doc, rel in detail.ideal)
+    indent = f"  {' ' * len(query_id)}          "
+    lines = [
+        f"  {query_id}: {score:.4f}  retrieved: {retrieved or '(nothing retrieved)'}",
+        f"{indent}ideal: {ideal or '(none)'}",
+    ]
+    if detail.note:
+        lines.append(f"{indent}{detail.note}")
+    return lines
+
+
+def explain_comparison(result: Explained, op: str, threshold: float, verbose: int) -> list[str]:
+    """Lines explaining why ``result op threshold`` failed; more queries with ``-vv``."""
+    counted, excluded = len(result.per_query), len(result.excluded)
+    head = (
+        f"{result.label} [{result.mode}] = {format_score(float(result))}, needed {op} "
+        f"{threshold:g}; {counted} quer{'y' if counted == 1 else 'ies'} counted, "
+        f"{excluded} excluded"
+    )
+    worst = result.worst(WORST_NAMED)
+    if worst:
+        head += "; worst: " + ", ".join(f"{q} {result.per_query[q]:.3f}" for q in worst)
+    n_shown = len(result.per_query) if verbose >= 2 else WORST_EXPLAINED
+    lines = [head, *explain_text(result, n_shown).splitlines()[1:]]
+    if verbose >= 2:
+        lines.append("per query (all, worst first):")
+        lines += [f"  {q}: {result.per_query[q]:.6f}" for q in result.worst(len(result.per_query))]
+    return lines

@@ -1,0 +1,264 @@
+"""The gold set's focus times as year bitsets, and the focus-time relevance pool.
+
+Focus-time relevance depends only on the pair (query focus time, document focus time), and a gold
+set has far fewer distinct focus times than documents. So focus times are interned once per gold
+set (a "universe" of distinct ones, each a row of year bits), relevance is Jaccard over bitsets,
+and pools are computed per distinct focus time with documents counted by multiplicity. Everything
+is kept on the gold set (:meth:`GoldSet.memo <pytest_tempoeval.data.goldset.GoldSet.memo>`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pytest_tempoeval.data.columns import HashIndex, decode_ids, encode_ids, id_words
+from pytest_tempoeval.data.focus_time import FocusTime
+from pytest_tempoeval.data.goldset import GoldSet
+from pytest_tempoeval.data.run import Run
+
+GRADE_SCALE = 4.0  # focus-time relevance is Jaccard scaled to [0, 4], like the LLM judge's grades
+
+
+@dataclass(frozen=True, eq=False)
+class FocusIndex:
+    """The gold set's focus times as bitsets, over the distinct focus times only."""
+
+    universe: list[FocusTime]  # distinct focus times of the gold set's queries and documents
+    bits: np.ndarray  # [len(universe), words] uint64 year bitsets
+    first_year: int
+    sizes: np.ndarray  # [len(universe)] years in each focus time
+    query_code: np.ndarray  # [gold queries] universe index, -1: no (or empty) focus time
+    doc_code: np.ndarray  # [gold documents] universe index, -1: no focus time known
+    doc_ids: list[str]
+    code_counts: np.ndarray  # [len(universe)] gold documents having each focus time
+    doc_index: HashIndex | None
+
+
+def focus_index(gold: GoldSet) -> FocusIndex:
+    return gold.memo("focus_index", lambda: _build_focus_index(gold))
+
+
+def _build_focus_index(gold: GoldSet) -> FocusIndex:
+    # Interned by the years' frozenset (hash cached, compared in C), with C-level loops: 100,000
+    # document focus times take milliseconds.
+    no_time = frozenset()
+    query_years = [
+        no_time if q.focus_time is None else q.focus_time.years for q in gold.queries.values()
+    ]
+    doc_years = [
+        no_time if d.focus_time is None else d.focus_time.years for d in gold.documents.values()
+    ]
+    distinct = dict.fromkeys(query_years + doc_years)
+    distinct.pop(no_time, None)
+    code_of = {years: code for code, years in enumerate(distinct)}
+    code_of[no_time] = -1
+    universe = [FocusTime.from_years(years) for years in distinct]
+    query_code = np.fromiter(
+        map(code_of.__getitem__, query_years), dtype=np.int64, count=len(query_years)
+    )
+    doc_code = np.fromiter(
+        map(code_of.__getitem__, doc_years), dtype=np.int64, count=len(doc_years)
+    )
+    doc_ids = list(gold.documents)
+    bits, first_year = year_bitsets(universe)
+    sizes = np.array([len(ft) for ft in universe], dtype=np.int64)
+    counts = np.bincount(doc_code[doc_code >= 0], minlength=len(universe))
+    index = HashIndex(id_words(encode_ids(doc_ids))) if doc_ids else None
+    return FocusIndex(
+        universe, bits, first_year, sizes, query_code, doc_code, doc_ids, counts, index
+    )
+
+
+def year_bitsets(
+    focus_times: list[FocusTime], first_year: int | None = None, n_words: int | None = None
+) -> tuple[np.ndarray, int]:
+    """[n, words] uint64 bitsets: bit ``y - first_year`` is set when year y is in the focus time."""
+    years = [year for ft in focus_times for year in ft.years]
+    if first_year is None:
+        first_year = min(years, default=0)
+    span = (max(years, default=first_year) - first_year + 1) if years else 1
+    n_words = n_words or max(1, -(-span // 64))
+    bits = np.zeros((len(focus_times), n_words), dtype=np.uint64)
+    if years:
+        owner = np.repeat(np.arange(len(focus_times)), [len(ft) for ft in focus_times])
+        offset = np.array(years, dtype=np.int64) - first_year
+        np.bitwise_or.at(
+            bits,
+            (owner, offset // 64),
+            np.left_shift(np.uint64(1), (offset % 64).astype(np.uint64)),
+        )
+    return bits, first_year
+
+
+def jaccard(
+    bits_a: np.ndarray, sizes_a: np.ndarray, bits_b: np.ndarray, sizes_b: np.ndarray
+) -> np.ndarray:
+    """Elementwise |A∩B| / |A∪B| of bitset rows (0 when both are empty)."""
+    overlap = np.bitwise_count(bits_a & bits_b).sum(axis=-1, dtype=np.int64)
+    union = sizes_a + sizes_b - overlap
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(union > 0, overlap / union, 0.0)
+
+
+_TABLE_LIMIT = 1 << 22  # entries: 4 million float64 = 32 MiB at most
+
+
+def similarity_table(gold: GoldSet) -> np.ndarray | None:
+    """Jaccard of every pair of the gold set's distinct focus times, plus a zero last row and column
+    for "unknown" (code -1). None when there are too many distinct ones."""
+    index = focus_index(gold)
+    size = len(index.universe)
+    if (size + 1) ** 2 > _TABLE_LIMIT:
+        return None
+
+    def build() -> np.ndarray:
+        table = np.zeros((size + 1, size + 1))
+        table[:size, :size] = jaccard(
+            index.bits[:, None, :],
+            index.sizes[:, None],
+            index.bits[None, :, :],
+            index.sizes[None, :],
+        )
+        return table
+
+    return gold.memo("similarity_table", build)
+
+
+class RetrievedFocusTimes:
+    """Focus-time codes of a run's retrieved documents against one gold set, looked up as deeper
+    ranks are asked for.
+
+    Gold documents have the universe's codes; a document the gold set lacks gets the focus time of
+    its text in the run, as an extra code after the universe (``len(universe) + i``).
+    """
+
+    def __init__(self, run: Run, index: FocusIndex) -> None:
+        self.run, self.index = run, index
+        # -2: not looked up yet. One extra entry, -1, answers for the row index -1 (past the end).
+        self.per_row = np.full(run.table.doc_ids.size + 1, -2, dtype=np.int64)
+        self.per_row[-1] = -1
+        self.extras: list[FocusTime] = []
+        self._extra_code_of: dict[FocusTime, int] = {}
+
+    def codes(self, rows: np.ndarray) -> np.ndarray:
+        """Code of every row's focus time (-1: unknown, and past the end of a ranking)."""
+        todo = rows[self.per_row[rows] == -2]
+        if todo.size:
+            self.per_row[todo] = self._look_up(todo)
+        return self.per_row[rows]
+
+    def _look_up(self, rows: np.ndarray) -> np.ndarray:
+        index, run = self.index, self.run
+        if index.doc_index is None:  # the gold set annotates no documents
+            found = codes = np.full(rows.size, -1, dtype=np.int64)
+        else:
+            found = index.doc_index.find(run.table.words[rows])
+            codes = np.where(found >= 0, index.doc_code[np.maximum(found, 0)], -1)
+        if run.texts:
+            for position in np.flatnonzero(found < 0).tolist():
+                doc = decode_ids(run.table.doc_ids[rows[position] : rows[position] + 1])[0]
+                text = run.texts.get(doc)
+                focus = FocusTime.from_text(text) if text is not None else None
+                if focus:
+                    if focus not in self._extra_code_of:
+                        self._extra_code_of[focus] = len(index.universe) + len(self.extras)
+                        self.extras.append(focus)
+                    codes[position] = self._extra_code_of[focus]
+        return codes
+
+    def bits_and_sizes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Year bitsets and sizes of the universe followed by the extra focus times."""
+        index = self.index
+        if not self.extras:
+            return index.bits, index.sizes
+        # Years outside the gold set's span cannot overlap anything in it but count in the union.
+        span = 64 * index.bits.shape[1]
+        inside = [
+            FocusTime(y for y in ft.years if 0 <= y - index.first_year < span) for ft in self.extras
+        ]
+        bits, _ = year_bitsets(inside, index.first_year, index.bits.shape[1])
+        sizes = np.array([len(ft) for ft in self.extras], dtype=np.int64)
+        return np.concatenate((index.bits, bits)), np.concatenate((index.sizes, sizes))
+
+
+def retrieved_focus_times(run: Run, gold: GoldSet) -> RetrievedFocusTimes:
+    return run.memo(
+        ("retrieved_focus_times", gold), lambda: RetrievedFocusTimes(run, focus_index(gold))
+    )
+
+
+def _focus_pool(index: FocusIndex, depth: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ideal relevances from every gold document with a focus time, and how many are relevant.
+
+    Relevance depends only on (query focus time, document focus time), so it is computed once per
+    distinct pair and documents are counted with their multiplicity.
+    """
+    n_queries = index.query_code.size
+    ideal = np.zeros((n_queries, depth))
+    n_relevant = np.zeros(n_queries, dtype=np.int64)
+    used = np.flatnonzero(index.code_counts > 0)
+    query_codes = np.flatnonzero(
+        np.bincount(index.query_code[index.query_code >= 0], minlength=len(index.universe))
+    )
+    if used.size == 0 or query_codes.size == 0:
+        return ideal, n_relevant
+    chunk = max(1, (1 << 22) // used.size)
+    for start in range(0, query_codes.size, chunk):
+        codes = query_codes[start : start + chunk]
+        similarity = jaccard(
+            index.bits[codes][:, None, :],
+            index.sizes[codes][:, None],
+            index.bits[used][None, :, :],
+            index.sizes[used][None, :],
+        )
+        counts = index.code_counts[used]
+        relevant = (similarity > threshold) if threshold > 0 else (similarity > 0)
+        relevant_count = relevant @ counts
+        top = _top_with_counts(GRADE_SCALE * similarity, counts, depth)
+        members = (index.query_code >= codes[0]) & (index.query_code <= codes[-1])
+        slot = np.searchsorted(codes, index.query_code[members])  # codes are sorted and unique
+        ideal[members] = top[slot]
+        n_relevant[members] = relevant_count[slot]
+    return ideal, n_relevant
+
+
+def focus_pool(gold: GoldSet, depth: int, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """[gold queries, depth] ideal relevances from every gold document with a focus time, and
+    [gold queries] how many are relevant; computed once per gold set, depth and threshold."""
+    return gold.memo(
+        ("focus_pool", depth, threshold), lambda: _focus_pool(focus_index(gold), depth, threshold)
+    )
+
+
+def _top_with_counts(values: np.ndarray, counts: np.ndarray, depth: int) -> np.ndarray:
+    """Per row, the ``depth`` largest values when value j occurs ``counts[j]`` times."""
+    if values.shape[1] > depth:
+        candidates = np.argpartition(-values, depth - 1, axis=1)[:, :depth]
+    else:
+        candidates = np.broadcast_to(np.arange(values.shape[1]), values.shape)
+    chosen = np.take_along_axis(values, candidates, axis=1)
+    order = np.argsort(-chosen, axis=1, kind="stable")
+    chosen = np.take_along_axis(chosen, order, axis=1)
+    repeats = np.cumsum(counts[np.take_along_axis(candidates, order, axis=1)], axis=1)
+    which = (np.arange(depth)[None, :, None] >= repeats[:, None, :]).sum(axis=2)
+    padded = np.concatenate((chosen, np.zeros((chosen.shape[0], 1))), axis=1)
+    return np.take_along_axis(padded, np.minimum(which, chosen.shape[1]), axis=1)
+
+
+def add_retrieved_to_pool(
+    ideal: np.ndarray,
+    n_relevant: np.ndarray,
+    codes: np.ndarray,
+    index: FocusIndex,
+    relevance: np.ndarray,
+    relevant: np.ndarray,
+) -> None:
+    """Retrieved documents outside the gold set but with a focus time (from their text) join the pool."""
+    outside = codes >= len(index.universe)
+    if not outside.any():
+        return
+    extra = np.where(outside, relevance, 0.0)
+    ideal[:] = -np.sort(-np.concatenate((ideal, extra), axis=1), axis=1)[:, : ideal.shape[1]]
+    n_relevant += (outside & relevant).sum(axis=1)

@@ -1,0 +1,78 @@
+"""Metric kernels: pure functions over relevance matrices, one row per query (ranx-style).
+
+Inputs are ``gains[q, i]``: the relevance of the document at rank ``i + 1`` of query ``q`` (0 past the
+end of a short ranking), ``ideal[q, i]``: the best achievable relevances sorted descending, and
+``n_relevant[q]``: how many relevant documents the query has. Every convention is stated here once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def discounts(depth: int) -> np.ndarray:
+    """1 / log2(rank + 1) for ranks 1..depth: the seed formula's and trec_eval's discount."""
+    return 1.0 / np.log2(np.arange(2, depth + 2, dtype=np.float64))
+
+
+GAINS = ("linear", "exponential")
+
+
+def gain_values(relevance: np.ndarray, gain: str) -> np.ndarray:
+    """Linear gain ``rel`` (seed formula, trec_eval) or exponential ``2**rel - 1`` (Burges, TempoEval's code)."""
+    if gain == "linear":
+        return relevance
+    return np.exp2(relevance) - 1.0
+
+
+def dcg(gains: np.ndarray, k: int) -> np.ndarray:
+    """DCG@k = sum over ranks i <= k of gain_i / log2(i + 1)."""
+    top = gains[:, :k]
+    return top @ discounts(top.shape[1]) if top.shape[1] else np.zeros(gains.shape[0])
+
+
+def ndcg(gains: np.ndarray, ideal: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """nDCG@k = DCG@k / IDCG@k, and the mask of queries whose IDCG is 0 (excluded: seed nDCG page).
+
+    IDCG is the DCG of ``ideal``, the best possible top k from every document whose relevance is
+    known (not only the retrieved ones), so a ranking that misses a relevant document scores < 1.
+    """
+    ideal_dcg = dcg(ideal, k)
+    counted = ideal_dcg > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = np.where(counted, dcg(gains, k) / ideal_dcg, np.nan)
+    return scores, ~counted
+
+
+def precision(relevant: np.ndarray, k: int) -> np.ndarray:
+    """P@k = relevant documents in the top k / k. Always divides by k (seed formula, trec_eval):
+    a ranking shorter than k is not rewarded for stopping early."""
+    return relevant[:, :k].sum(axis=1) / k
+
+
+def recall(relevant: np.ndarray, n_relevant: np.ndarray, k: int | None) -> np.ndarray:
+    """R@k = relevant documents in the top k / all relevant documents of the query (trec_eval recall_k)."""
+    top = relevant if k is None else relevant[:, :k]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return top.sum(axis=1) / n_relevant
+
+
+def reciprocal_rank(relevant: np.ndarray, k: int | None) -> np.ndarray:
+    """1 / rank of the first relevant document (0 if none in the top k). ``k=None``: the whole ranking
+    (trec_eval ``recip_rank``)."""
+    top = relevant if k is None else relevant[:, :k]
+    found = top.any(axis=1)
+    first = np.argmax(top, axis=1)
+    return np.where(found, 1.0 / (first + 1.0), 0.0)
+
+
+def average_precision(relevant: np.ndarray, n_relevant: np.ndarray, k: int | None) -> np.ndarray:
+    """AP = sum of P@i at the ranks i of relevant documents / all relevant documents of the query.
+    ``k=None``: the whole ranking (trec_eval ``map``); otherwise ranks <= k (trec_eval ``map_cut``)."""
+    top = (relevant if k is None else relevant[:, :k]).astype(np.float64)
+    if top.shape[1] == 0:
+        return np.zeros(top.shape[0])
+    hits = np.cumsum(top, axis=1)
+    precision_at_hits = hits / np.arange(1, top.shape[1] + 1) * top
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return precision_at_hits.sum(axis=1) / n_relevant

@@ -1,0 +1,110 @@
+"""How llm mode gets its judgments: the judge protocol the metrics call, and strict reading of replies.
+
+A reply is valid JSON with an in-range value, or it is an error. TempoEval scores an unparsable
+reply as 0, which silently turns a broken judge into a bad retriever; here an invalid reply is asked
+once more, then raises :class:`~pytest_tempoeval.errors.NoValidAnswer` carrying the raw reply.
+
+The metrics only need an object with :class:`Judge`'s methods; :class:`AnthropicJudge
+<pytest_tempoeval.judge.anthropic_judge.AnthropicJudge>` is the shipped one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pytest_tempoeval.errors import InvalidReply, NoValidAnswer
+
+# (query id, query text, doc id, document text): one judgment to make.
+JudgmentRequest = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """One document judged for one query."""
+
+    query_id: str
+    doc_id: str
+    value: int  # grade 0-4, or verdict 0/1
+
+
+class Judge(Protocol):
+    """What llm-mode metrics ask of a judge."""
+
+    model: str
+
+    def grade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
+        """Grade every item 0-4 (the seed nDCG prompt), in order."""
+        ...
+
+    def verdict_all(
+        self, items: Sequence[JudgmentRequest], temporal_focus: dict[str, str | None] | None = None
+    ) -> list[Judgment]:
+        """A 0/1 verdict for every item (the seed precision prompt), in order."""
+        ...
+
+
+_FENCED = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def read_json_object(reply: str | dict[str, Any]) -> dict[str, Any]:
+    if isinstance(reply, dict):
+        return reply
+    if not isinstance(reply, str):
+        raise InvalidReply(f"expected text or a JSON object, got {type(reply).__name__}")
+    fenced = _FENCED.match(reply)
+    text = fenced.group(1) if fenced else reply.strip()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidReply(f"not valid JSON ({error.msg} at line {error.lineno})") from None
+    if not isinstance(value, dict):
+        raise InvalidReply("the JSON is not an object")
+    return value
+
+
+def read_grade(reply: str | dict[str, Any]) -> int:
+    """``relevance_score``: an integer 0..4 (4.0 is accepted, 3.5 is not)."""
+    return _read_int(read_json_object(reply), "relevance_score", 0, 4)
+
+
+def read_verdict(reply: str | dict[str, Any]) -> int:
+    """``verdict``: 0 or 1."""
+    return _read_int(read_json_object(reply), "verdict", 0, 1)
+
+
+def _read_int(data: dict[str, Any], key: str, low: int, high: int) -> int:
+    if key not in data:
+        raise InvalidReply(f"no {key!r} field")
+    value = data[key]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)  # json reads NaN and Infinity
+        or value != int(value)
+    ):
+        raise InvalidReply(f"{key} {value!r} is not an integer")
+    if not low <= value <= high:
+        raise InvalidReply(f"{key} {value!r} is outside {low}..{high}")
+    return int(value)
+
+
+async def ask_strictly(
+    ask: Callable[[], Awaitable[Any]], read: Callable[[Any], int], where: str, attempts: int = 2
+) -> int:
+    """Ask, read; on an invalid reply ask once more; then raise NoValidAnswer with the raw reply."""
+    problem, reply = "", None
+    for _ in range(attempts):
+        reply = await ask()
+        try:
+            return read(reply)
+        except InvalidReply as error:
+            problem = str(error)
+    raise NoValidAnswer(
+        f"{where}: the judge gave no valid answer in {attempts} tries ({problem}); "
+        f"raw reply: {reply!r}"
+    )

@@ -1,0 +1,301 @@
+"""From a run and a gold set to the relevance matrices the kernels score: the shared engine of all
+metrics.
+
+Every metric call gets a :class:`Relevance` with one row per gold query: the relevance of the
+document at each rank, whether it is known, whether it counts as relevant for the binary metrics,
+the ideal (best possible) relevances, and how many relevant documents the query has. How relevance
+is decided depends on the mode:
+
+- **gold**: the gold set's graded judgments (trec_eval: an unjudged document is non-relevant);
+- **focus_time**: 4 x Jaccard(query focus time, document focus time) (:mod:`.focus_index`);
+- **llm**: the grades or verdicts of an LLM judge (:mod:`.llm_judgments`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pytest_tempoeval.data.columns import decode_ids
+from pytest_tempoeval.data.goldset import GoldSet
+from pytest_tempoeval.data.run import Run
+from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.metrics.alignment import judgment_of_rows, ranked_rows, run_of_gold
+from pytest_tempoeval.metrics.focus_index import (
+    GRADE_SCALE,
+    add_retrieved_to_pool,
+    focus_index,
+    focus_pool,
+    jaccard,
+    retrieved_focus_times,
+    similarity_table,
+)
+from pytest_tempoeval.metrics.llm_judgments import Judge
+
+# Why a query is left out of a mean.
+NO_FOCUS_TIME = "no focus time (none given, none found in its text)"
+NO_RELEVANT_JUDGED = "no relevant document judged"
+NO_OVERLAP = "no known document overlaps its focus time"
+NO_QUERY_TEXT = "no query text for the judge"
+NOTHING_JUDGED_RELEVANT = "no retrieved document was judged relevant"
+# Per mode, why a query with nothing relevant (IDCG 0, no relevant document for R/AP) is left out.
+NO_RELEVANT_REASON = {
+    "gold": NO_RELEVANT_JUDGED,
+    "focus_time": NO_OVERLAP,
+    "llm": NOTHING_JUDGED_RELEVANT,
+}
+
+# (query position, how many, binary) -> the best documents known for the query, best first, ties
+# by id: (doc id, relevance), or (doc id, 1.0) for the documents a binary metric counts relevant.
+IdealDocuments = Callable[[int, int, bool], list[tuple[str, float]]]
+
+
+@dataclass(frozen=True, eq=False)
+class Relevance:
+    """Relevance of a run's top ``depth`` documents for every gold query (rows in gold order)."""
+
+    query_ids: tuple[str, ...]
+    rows: np.ndarray  # [nq, depth] row of the run table at each rank, -1 past the end
+    relevance: np.ndarray  # [nq, depth] graded relevance (0 where unknown or past the end)
+    known: np.ndarray  # [nq, depth] relevance is known (judged, has a focus time, was graded)
+    relevant: np.ndarray  # [nq, depth] binary relevance used by P, R, MRR, AP
+    ideal: np.ndarray  # [nq, depth or 0] best possible graded relevances, descending
+    n_relevant: np.ndarray  # [nq] relevant documents known for the query
+    excluded: dict[int, str]  # query position -> reason it cannot be scored
+    missing: np.ndarray  # [nq] gold query absent from the run (scored as an empty ranking)
+    ideal_documents: IdealDocuments  # the documents behind ``ideal``, for explanations
+    judge_model: str | None = None  # llm mode: the model that judged
+
+
+# -- gold mode ------------------------------------------------------------------------------------
+
+
+def gold_relevance(
+    run: Run, gold: GoldSet, depth: int, relevance_level: int = 1, need_ideal: bool = True
+) -> Relevance:
+    """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant)."""
+    rows = ranked_rows(run, gold, depth)
+    valid = rows >= 0
+    judgments = gold.judgments
+    found = judgment_of_rows(run, gold)[rows[valid]]
+    relevance = np.zeros(rows.shape, dtype=np.float64)
+    known = np.zeros(rows.shape, dtype=bool)
+    grades = judgments.values
+    if grades.size:
+        relevance[valid] = np.where(found >= 0, grades[np.maximum(found, 0)], 0)
+    known[valid] = found >= 0
+    # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
+    if need_ideal:
+        ideal = _top_grades_per_group(grades, judgments.offsets, depth)
+    else:
+        ideal = np.zeros((rows.shape[0], 0))
+    n_relevant = np.bincount(
+        judgments.group_of_rows(), weights=grades >= relevance_level, minlength=len(judgments.keys)
+    ).astype(np.int64)
+    excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
+
+    def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
+        docs, values = judgments.docs_of(position), judgments.values_of(position).tolist()
+        floor = relevance_level if binary else 1
+        best = sorted((-grade, doc) for doc, grade in zip(docs, values) if grade >= floor)
+        return [(doc, 1.0 if binary else float(-grade)) for grade, doc in best[:n]]
+
+    return Relevance(
+        judgments.keys,
+        rows,
+        relevance,
+        known,
+        relevance >= relevance_level,
+        ideal,
+        n_relevant,
+        excluded,
+        run_of_gold(run, gold) < 0,
+        ideal_documents,
+    )
+
+
+def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -> np.ndarray:
+    """[groups, depth] largest grades of each group, descending, zero-padded.
+
+    Grades are small non-negative integers, so (group, grade descending) packs into one int64 key and
+    one plain sort (no argsort, no per-group padding) orders a million judgments.
+    """
+    lengths = np.diff(offsets)
+    out = np.zeros((lengths.size, depth))
+    if grades.size == 0:
+        return out
+    top_grade = int(grades.max())
+    groups = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+    keys = np.sort(groups * (top_grade + 1) + (top_grade - grades))
+    sorted_groups, sorted_grades = keys // (top_grade + 1), top_grade - keys % (top_grade + 1)
+    rank = np.arange(grades.size) - offsets[sorted_groups]
+    keep = rank < depth
+    out[sorted_groups[keep], rank[keep]] = sorted_grades[keep]
+    return out
+
+
+# -- focus-time mode ------------------------------------------------------------------------------
+
+
+def focus_time_relevance(
+    run: Run,
+    gold: GoldSet,
+    depth: int,
+    threshold: float = 0.0,
+    strict: bool = False,
+    pool: bool = True,
+) -> Relevance:
+    """Relevance = 4 x Jaccard(QFT, DFT); relevant = any overlap (or Jaccard > threshold)."""
+    index = focus_index(gold)
+    rows = run.memo(("ranked_rows", gold, depth), lambda: ranked_rows(run, gold, depth))
+    retrieved = retrieved_focus_times(run, gold)
+    codes = run.memo(("focus_codes", gold, depth), lambda: retrieved.codes(rows))
+    # Whole [queries, depth] matrices, unknowns computed on a stand-in code and masked after:
+    # cheaper than boolean indexing on this hot path.
+    table = similarity_table(gold) if not retrieved.extras else None
+    if (
+        table is not None
+    ):  # one gather; code -1 (unknown) reads the table's all-zero last row/column
+        similarity = table[index.query_code[:, None], codes]
+    else:
+        all_bits, all_sizes = retrieved.bits_and_sizes()
+        query_codes = index.query_code[:, None]
+        known_pair = (codes >= 0) & (query_codes >= 0)
+        doc_codes, query_codes = np.maximum(codes, 0), np.maximum(query_codes, 0)
+        if all_sizes.size:
+            similarity = jaccard(
+                all_bits[query_codes],
+                all_sizes[query_codes],
+                all_bits[doc_codes],
+                all_sizes[doc_codes],
+            )
+            similarity[~known_pair] = 0.0
+        else:  # no focus time anywhere in the gold set or the run
+            similarity = np.zeros(rows.shape)
+    relevance = GRADE_SCALE * similarity
+    known = codes >= 0
+    relevant = (similarity > threshold) if threshold > 0 else (similarity > 0)
+    unknown = (rows >= 0) & ~known
+    if strict and unknown.any():
+        query, rank = np.argwhere(unknown)[0].tolist()
+        doc = decode_ids(run.table.doc_ids[rows[query, rank] : rows[query, rank] + 1])[0]
+        raise MetricError(
+            f"doc {doc!r} (query {gold.query_ids[query]!r}, rank {rank + 1}) has no focus time: it "
+            "is not among the gold set's documents and the run has no text for it (strict=True)"
+        )
+    if pool:
+        ideal, n_relevant = (array.copy() for array in focus_pool(gold, depth, threshold))
+        add_retrieved_to_pool(ideal, n_relevant, codes, index, relevance, relevant)
+    else:  # precision needs neither the ideal ranking nor the count of relevant documents
+        ideal = np.zeros((rows.shape[0], 0))
+        n_relevant = np.zeros(rows.shape[0], dtype=np.int64)
+    excluded = {int(position): NO_FOCUS_TIME for position in np.flatnonzero(index.query_code < 0)}
+    outside = codes >= len(index.universe)  # retrieved, not in the gold set, a focus time from text
+
+    def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
+        code = index.query_code[position]
+        has_time = index.doc_code >= 0
+        if code < 0:
+            return []
+        doc_codes = index.doc_code[has_time]
+        pool_similarity = jaccard(
+            index.bits[code][None, :],
+            index.sizes[code],
+            index.bits[doc_codes],
+            index.sizes[doc_codes],
+        ).tolist()
+        docs = [doc for doc, keep in zip(index.doc_ids, has_time.tolist()) if keep]
+        candidates = list(zip(docs, pool_similarity))
+        for rank in np.flatnonzero(outside[position]).tolist():
+            row = rows[position, rank]
+            doc = decode_ids(run.table.doc_ids[row : row + 1])[0]
+            candidates.append((doc, float(similarity[position, rank])))
+        floor = threshold if binary and threshold > 0 else 0.0
+        best = sorted((-value, doc) for doc, value in candidates if value > floor)
+        return [(doc, 1.0 if binary else GRADE_SCALE * -value) for value, doc in best[:n]]
+
+    return Relevance(
+        gold.query_ids,
+        rows,
+        relevance,
+        known,
+        relevant,
+        ideal,
+        n_relevant,
+        excluded,
+        run_of_gold(run, gold) < 0,
+        ideal_documents,
+    )
+
+
+# -- LLM mode -------------------------------------------------------------------------------------
+
+
+def llm_relevance(
+    run: Run, gold: GoldSet, depth: int, judge: Judge | None, graded: bool, strict: bool = False
+) -> Relevance:
+    """Relevance from an LLM judge: grade 0-4 (graded) or verdict 0/1, for the top ``depth``
+    documents.
+
+    The ideal ranking is the judged retrieved documents re-sorted: only they have a known grade.
+    A document with no text (neither in the run nor in the gold set) cannot be judged: it counts as
+    unknown, or is an error with ``strict=True``.
+    """
+    if judge is None:
+        raise MetricError(
+            "mode='llm' needs judge=: an AnthropicJudge (the tempoeval_judge fixture gives one "
+            "bound to this test's cassette)"
+        )
+    rows = ranked_rows(run, gold, depth)
+    items, positions, excluded = [], [], {}
+    documents = gold.documents
+    for position, query in enumerate(gold.queries.values()):
+        if not query.text:
+            excluded[position] = NO_QUERY_TEXT
+            continue
+        valid = rows[position][rows[position] >= 0]
+        for rank, doc in enumerate(decode_ids(run.table.doc_ids[valid])):
+            text = run.texts.get(doc) or (documents[doc].text if doc in documents else None)
+            if text is None:
+                if strict:
+                    raise MetricError(
+                        f"doc {doc!r} (query {query.id!r}, rank {rank + 1}) has no text to judge "
+                        "(strict=True)"
+                    )
+                continue
+            items.append((query.id, query.text, doc, text))
+            positions.append((position, rank))
+    if graded:
+        judgments = judge.grade_all(items)
+    else:
+        focus = {query.id: query.temporal_focus for query in gold.queries.values()}
+        judgments = judge.verdict_all(items, focus)
+    relevance = np.zeros(rows.shape)
+    known = np.zeros(rows.shape, dtype=bool)
+    for (position, rank), judgment in zip(positions, judgments):
+        relevance[position, rank] = judgment.value
+        known[position, rank] = True
+
+    def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
+        graded_docs = []
+        for rank in np.flatnonzero(known[position] & (relevance[position] >= 1)).tolist():
+            row = rows[position, rank]
+            doc = decode_ids(run.table.doc_ids[row : row + 1])[0]
+            graded_docs.append((-relevance[position, rank], doc))
+        return [(doc, 1.0 if binary else float(-value)) for value, doc in sorted(graded_docs)[:n]]
+
+    return Relevance(
+        gold.query_ids,
+        rows,
+        relevance,
+        known,
+        relevance >= 1,
+        -np.sort(-relevance, axis=1),
+        (relevance >= 1).sum(axis=1),
+        excluded,
+        run_of_gold(run, gold) < 0,
+        ideal_documents,
+        getattr(judge, "model", None),
+    )

@@ -1,0 +1,249 @@
+"""MetricResult: a float that remembers how it was computed, per query, and can explain itself."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+import numpy as np
+
+from pytest_tempoeval.constants import WORST_EXPLAINED
+from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.metrics.checks import Check, record
+from pytest_tempoeval.metrics.explain import (
+    QueryExplanation,
+    explain_comparison,
+    explain_text,
+    summary_line,
+)
+
+_FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
+
+
+class QueryScores(Mapping[str, float]):
+    """Query id -> score, kept as arrays until someone asks for the dict: building a dict of
+    10,000 scores would be most of a warm focus-time evaluation."""
+
+    def __init__(self, ids: Sequence[str], scores: np.ndarray, counted: np.ndarray) -> None:
+        self._ids, self._scores, self._counted = ids, scores, counted
+        self._dict: dict[str, float] | None = None
+
+    @property
+    def counted_scores(self) -> list[float]:
+        return self._scores[self._counted].tolist()
+
+    def _as_dict(self) -> dict[str, float]:
+        if self._dict is None:
+            ids = [self._ids[i] for i in np.flatnonzero(self._counted).tolist()]
+            self._dict = dict(zip(ids, self.counted_scores))
+        return self._dict
+
+    def __getitem__(self, query_id: str) -> float:
+        return self._as_dict()[query_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._as_dict())
+
+    def __len__(self) -> int:
+        return int(self._counted.sum()) if self._dict is None else len(self._dict)
+
+
+@dataclass
+class _Details:
+    per_query: Mapping[str, float]
+    excluded: dict[str, str]
+    explain_query: Callable[[str], QueryExplanation] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    gold: Any = None  # the GoldSet scored against: its fingerprint is computed only if asked
+
+
+class MetricResult(float):
+    """Mean of a metric over the counted queries, with ``.per_query``, ``.median``, ``.excluded``.
+
+    A result with no counted query is NaN. Comparing it raises :class:`MetricError` naming why every
+    query was excluded, so ``assert result >= 0.8`` can never pass or fail silently on nothing.
+    """
+
+    name: str
+    k: int | None
+    mode: str
+
+    def __new__(
+        cls,
+        name: str,
+        k: int | None,
+        mode: str,
+        per_query: Mapping[str, float],
+        excluded: Mapping[str, str] | None = None,
+        explain_query: Callable[[str], QueryExplanation] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        gold: Any = None,
+    ) -> Self:
+        if isinstance(per_query, QueryScores):
+            scores = per_query.counted_scores
+        else:
+            per_query = dict(per_query)
+            scores = list(per_query.values())
+        value = math.fsum(scores) / len(scores) if scores else math.nan
+        self = super().__new__(cls, value)
+        self.name, self.k, self.mode = name, k, mode
+        self._details = _Details(
+            per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold
+        )
+        return self
+
+    # -- data -------------------------------------------------------------------------------------
+
+    @property
+    def per_query(self) -> dict[str, float]:
+        """Query id -> score, for every counted query."""
+        scores = self._details.per_query
+        return scores._as_dict() if isinstance(scores, QueryScores) else scores  # type: ignore[return-value]
+
+    @property
+    def excluded(self) -> dict[str, str]:
+        """Query id -> why it was left out of the mean (e.g. no relevant document known)."""
+        return self._details.excluded
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """Counts the explanation reports (unjudged documents, missing queries, the judge model)."""
+        return self._details.extra
+
+    @property
+    def gold_fingerprint(self) -> str | None:
+        """sha256 of the gold set's content, or None when the result was not computed from one."""
+        gold = self._details.gold
+        return None if gold is None else gold.fingerprint
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.per_query.values()) if self.per_query else math.nan
+
+    @property
+    def label(self) -> str:
+        """``ndcg@10`` style name."""
+        return f"{self.name}@{self.k}" if self.k is not None else self.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form (reports, baselines, xdist)."""
+        return {
+            "name": self.name,
+            "k": self.k,
+            "mode": self.mode,
+            "score": None if math.isnan(self) else float(self),
+            "median": None if math.isnan(self.median) else self.median,
+            "per_query": self.per_query,
+            "excluded": self.excluded,
+            "extra": self.extra,
+        }
+
+    def __repr__(self) -> str:
+        return (
+            f"MetricResult({self.label}={float(self)!r}, mode={self.mode!r}, "
+            f"queries={len(self.per_query)}, excluded={len(self.excluded)})"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        details = self._details
+        arguments = (
+            self.name,
+            self.k,
+            self.mode,
+            self.per_query,
+            details.excluded,
+            None,
+            details.extra,
+        )
+        return (MetricResult, arguments)
+
+    # -- explanations (text in :mod:`.explain`) ---------------------------------------------------
+
+    def worst(self, n: int = WORST_EXPLAINED) -> list[str]:
+        """Ids of the ``n`` lowest-scoring counted queries (ties by id)."""
+        ranked = sorted(self.per_query.items(), key=lambda item: (item[1], item[0]))
+        return [query for query, _ in ranked[:n]]
+
+    def explain(self, n: int = WORST_EXPLAINED) -> str:
+        """A summary line, then the ``n`` worst queries with their retrieved ids and relevance."""
+        return explain_text(self, n)
+
+    def summary(self) -> str:
+        return summary_line(self)
+
+    def explain_query(self, query_id: str) -> QueryExplanation | None:
+        """What ``query_id`` retrieved and what an ideal ranking holds (None if unknown)."""
+        explain = self._details.explain_query
+        return None if explain is None else explain(query_id)
+
+    # -- comparisons ------------------------------------------------------------------------------
+    # Comparisons with a number are reported to the active recorder (the plugin's session), which is
+    # how reports learn the threshold. ``raise_on_failure`` makes a failed comparison raise the
+    # explanation itself: the ``assert_*`` helpers return results in that state.
+
+    raise_on_failure = False
+
+    def _compare(self, op: str, other: object, outcome: bool) -> bool:
+        if isinstance(other, (int, float)) and not isinstance(other, bool):
+            record(Check(self, op, float(other), outcome))
+            if not outcome and self.raise_on_failure:
+                explanation = explain_comparison(self, op, float(other), verbose=0)
+                raise AssertionError("\n".join(explanation))
+        return outcome
+
+    def check_comparable(self) -> None:
+        """Raise :class:`MetricError` when no query was counted: such a result can neither pass nor
+        fail a check."""
+        if not self._details.per_query:
+            reasons = sorted(set(self.excluded.values())) or ["no queries"]
+            raise MetricError(
+                f"{self.label} [{self.mode}] has no counted query, so it cannot be compared: "
+                f"all {len(self.excluded)} queries were excluded ({'; '.join(reasons)})"
+            )
+
+    def __lt__(self, other: object) -> bool:
+        self.check_comparable()
+        return self._compare("<", other, float(self) < _plain(other))
+
+    def __le__(self, other: object) -> bool:
+        self.check_comparable()
+        return self._compare("<=", other, float(self) <= _plain(other))
+
+    def __gt__(self, other: object) -> bool:
+        self.check_comparable()
+        return self._compare(">", other, float(self) > _plain(other))
+
+    def __ge__(self, other: object) -> bool:
+        self.check_comparable()
+        return self._compare(">=", other, float(self) >= _plain(other))
+
+    def __hash__(self) -> int:
+        return float.__hash__(self)
+
+    def checked(self) -> MetricResult:
+        """This result, in the state where a failed comparison raises AssertionError with the
+        explanation: ``assert_temporal_ndcg(...) >= 0.8`` works as a bare statement."""
+        self.raise_on_failure = True
+        return self
+
+
+def assertrepr_compare(op: str, left: Any, right: Any, verbose: int) -> list[str] | None:
+    """The ``pytest_assertrepr_compare`` implementation: explain ``metric op number`` either way
+    round."""
+    if isinstance(left, MetricResult) and _is_number(right):
+        return explain_comparison(left, op, float(right), verbose)
+    if isinstance(right, MetricResult) and _is_number(left) and op in _FLIPPED:
+        return explain_comparison(right, _FLIPPED[op], float(left), verbose)
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, (bool, MetricResult))
+
+
+def _plain(value: object) -> object:
+    """Another result as a plain float, so comparing two results is not dispatched back to it."""
+    return float(value) if isinstance(value, MetricResult) else value

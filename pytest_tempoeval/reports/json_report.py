@@ -1,0 +1,26 @@
+"""``--tempoeval-report=PATH``: every check as JSON, for scripts and dashboards."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from pytest_tempoeval.files import write_atomically
+from pytest_tempoeval.session import CheckRow
+
+FORMAT_VERSION = 1
+
+
+def write(
+    path: Path, rows: Sequence[CheckRow], judge: Mapping[str, int], unused: Sequence[str]
+) -> None:
+    checks = [row.to_dict() for row in rows]
+    document = {
+        "version": FORMAT_VERSION,
+        "checks": checks,
+        "failed": sum(not check["passed"] for check in checks),
+        "judge": dict(judge),
+        "unused_baselines": list(unused),
+    }
+    write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")

@@ -1,0 +1,657 @@
+"""Tests of pytest_tempoeval.data.focus_time. Expected year sets are written out by hand."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_tempoeval.errors import FocusTimeError, TempoEvalError
+from pytest_tempoeval.data.focus_time import (
+    MAX_YEAR,
+    MIN_YEAR,
+    TEXT_YEAR_MAX,
+    TEXT_YEAR_MIN,
+    FocusTime,
+)
+
+
+def span(start: int, end: int) -> set[int]:
+    """Inclusive range of years, to keep the expectations readable."""
+    return set(range(start, end + 1))
+
+
+# --- constants and construction ---------------------------------------------------------------
+
+
+def test_bounds_are_the_documented_ones() -> None:
+    assert (MIN_YEAR, MAX_YEAR) == (1, 9999)
+    assert (TEXT_YEAR_MIN, TEXT_YEAR_MAX) == (1000, 2199)
+
+
+def test_constructor_and_from_years_keep_the_given_years() -> None:
+    assert FocusTime([2021, 2019, 2021]).years == frozenset({2019, 2021})
+    assert FocusTime.from_years(iter([5, 1])).years == frozenset({1, 5})
+    assert FocusTime().years == frozenset()
+    assert FocusTime([MIN_YEAR, MAX_YEAR]).years == frozenset({1, 9999})
+
+
+def test_from_range_is_inclusive() -> None:
+    assert FocusTime.from_range(1990, 1995) == span(1990, 1995)
+    assert FocusTime.from_range(2020, 2020) == {2020}
+
+
+@pytest.mark.parametrize(
+    ("years", "named"),
+    [
+        ([2020, True], "True"),
+        ([2020.0], "2020.0"),
+        (["2020"], "'2020'"),
+        ([None], "None"),
+        ([0], "0"),
+        ([10000], "10000"),
+        ([-5], "-5"),
+    ],
+)
+def test_constructor_rejects_non_years_naming_them(years: list[object], named: str) -> None:
+    with pytest.raises(FocusTimeError) as info:
+        FocusTime(years)  # type: ignore[arg-type]
+    assert named in str(info.value)
+
+
+@pytest.mark.parametrize("years", ["2020", 2020, None])
+def test_constructor_needs_an_iterable_of_years(years: object) -> None:
+    with pytest.raises(FocusTimeError, match=r"iterable of years.*FocusTime\.parse"):
+        FocusTime(years)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "named"),
+    [(1995, 1990, "1995-1990"), (0, 5, "0"), (2000, 10000, "10000"), (True, 5, "True")],
+)
+def test_from_range_rejects_bad_bounds(start: object, end: object, named: str) -> None:
+    with pytest.raises(FocusTimeError) as info:
+        FocusTime.from_range(start, end)  # type: ignore[arg-type]
+    assert named in str(info.value)
+
+
+def test_focus_time_error_is_a_value_error_of_this_package() -> None:
+    with pytest.raises(ValueError):
+        FocusTime.parse("abc")
+    with pytest.raises(TempoEvalError):
+        FocusTime.parse("abc")
+
+
+# --- parse: structured values ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (2020, {2020}),
+        (1, {1}),
+        (9999, {9999}),
+        ("2020", {2020}),
+        ("  2020 ", {2020}),
+        ("2019-2021", span(2019, 2021)),
+        ("2019–2021", span(2019, 2021)),  # en dash
+        ("2019 - 2021", span(2019, 2021)),
+        ("2019 – 2021", span(2019, 2021)),
+        ("2020-2020", {2020}),
+        ("2019–21", span(2019, 2021)),
+        ("2019-20", {2019, 2020}),
+        ("1990-95", span(1990, 1995)),
+        ("1998-03", span(1998, 2003)),  # start in 9x: the 2-digit end is in the next century
+        ("1999-00", {1999, 2000}),
+        ("5-7", {5, 6, 7}),  # only a 4-digit start makes a 2-digit end an abbreviation
+        ("1990s", span(1990, 1999)),
+        ("1990's", span(1990, 1999)),
+        ("2000s", span(2000, 2009)),
+        ("19th century", span(1801, 1900)),
+        ("19th-century", span(1801, 1900)),
+        ("19TH Century", span(1801, 1900)),
+        ("1st century", span(1, 100)),
+        ("21st century", span(2001, 2100)),
+        ("nineteenth century", span(1801, 1900)),
+        ("twenty-first century", span(2001, 2100)),
+        ("1990-1995, 2001", span(1990, 1995) | {2001}),
+        ([2020, "2016-2018"], {2016, 2017, 2018, 2020}),
+        ((2020, 2021), {2020, 2021}),
+        ({2020, 2021}, {2020, 2021}),
+        (frozenset({1999}), {1999}),
+        (["1990s", 1995, "2001"], span(1990, 1999) | {2001}),
+        ([], set()),
+        ([[2020], ("1990-91",)], {1990, 1991, 2020}),
+        (FocusTime([7]), {7}),
+    ],
+)
+def test_parse_reads_every_structured_form(value: object, expected: set[int]) -> None:
+    assert FocusTime.parse(value).years == frozenset(expected)  # type: ignore[arg-type]
+
+
+def test_parse_returns_a_focus_time_as_is() -> None:
+    ft = FocusTime([2020])
+    assert FocusTime.parse(ft) is ft
+
+
+@pytest.mark.parametrize(
+    ("value", "named"),
+    [
+        (True, "True"),
+        (False, "False"),
+        (2020.0, "2020.0"),
+        (2020.5, "2020.5"),
+        (None, "None"),
+        (0, "0"),
+        (10000, "10000"),
+        (-2020, "-2020"),
+        ("", "''"),
+        ("   ", "'   '"),
+        ("abc", "'abc'"),
+        ("2021-2019", "'2021-2019'"),  # reversed range
+        ("2020-20", "'2020-20'"),  # 2-digit end not after the start, start not in 9x
+        ("2020-03", "'2020-03'"),  # a year-month is not a structured value
+        ("1985-80", "'1985-80'"),
+        ("0", "'0'"),
+        ("10000", "'10000'"),
+        ("0-5", "'0-5'"),
+        ("9999-00", "'9999-00'"),  # would end in 10000
+        ("0th century", "'0th century'"),
+        ("2020,", "'2020,'"),
+        ("2020, abc", "'2020, abc'"),
+        ("FY2020", "'FY2020'"),  # a text form, not a structured one
+        ("'90s", '"\'90s"'),
+        ({"year": 2020}, "{'year': 2020}"),
+        (b"2020", "b'2020'"),
+        (range(2019, 2021), "range(2019, 2021)"),
+        ([2020, None], "None"),
+        ([2020, "abc"], "'abc'"),
+        ({2020, 0}, "0"),
+    ],
+)
+def test_parse_errors_name_the_value_and_list_accepted_forms(value: object, named: str) -> None:
+    with pytest.raises(FocusTimeError) as info:
+        FocusTime.parse(value)  # type: ignore[arg-type]
+    message = str(info.value)
+    assert named in message
+    assert "accepted:" in message
+    assert "'2019-2021'" in message
+    assert "'1990s'" in message
+    assert "'19th century'" in message
+
+
+def test_parse_error_says_why_a_year_is_rejected() -> None:
+    with pytest.raises(FocusTimeError, match=r"year 0 is outside 1\.\.9999"):
+        FocusTime.parse(0)
+    with pytest.raises(FocusTimeError, match=r"got bool True"):
+        FocusTime.parse(True)
+    with pytest.raises(FocusTimeError, match=r"is not a range"):
+        FocusTime.parse("2021-2019")
+    with pytest.raises(FocusTimeError, match=r"empty string"):
+        FocusTime.parse("")
+
+
+# --- set behaviour ---------------------------------------------------------------------------
+
+
+def test_len_iter_contains_bool() -> None:
+    ft = FocusTime([2021, 1990, 2005])
+    assert len(ft) == 3
+    assert list(ft) == [1990, 2005, 2021]  # ascending, whatever the input order
+    assert 2005 in ft
+    assert 2006 not in ft
+    assert "2005" not in ft
+    assert bool(ft) is True
+    assert bool(FocusTime()) is False
+    assert len(FocusTime()) == 0
+
+
+def test_a_bool_is_never_a_member() -> None:
+    assert 1 in FocusTime([1])
+    assert True not in FocusTime([1])
+
+
+def test_min_and_max() -> None:
+    ft = FocusTime([2021, 1990, 2005])
+    assert (ft.min, ft.max) == (1990, 2021)
+    assert (FocusTime().min, FocusTime().max) == (None, None)
+
+
+def test_equality_with_focus_times_and_plain_sets() -> None:
+    ft = FocusTime([2020, 2021])
+    assert ft == FocusTime([2021, 2020])
+    assert ft == {2020, 2021}
+    assert {2020, 2021} == ft
+    assert ft == frozenset({2020, 2021})
+    assert ft != {2020}
+    assert ft != FocusTime([2020])
+    assert ft != [2020, 2021]  # a list is not a set: order and duplicates would matter
+    assert ft != "2020-2021"
+    assert FocusTime() == set()
+
+
+def test_hash_usable_in_dicts_and_sets() -> None:
+    a, b = FocusTime([2020, 2021]), FocusTime.parse("2020-21")
+    assert a is not b
+    assert hash(a) == hash(b)
+    assert {a: "x"}[b] == "x"
+    assert len({a, b, FocusTime([2020])}) == 2
+    # Equal to the frozenset, so it must hash like it too.
+    assert hash(a) == hash(frozenset({2020, 2021}))
+    assert {frozenset({2020, 2021}): "y"}[a] == "y"
+
+
+def test_and_or_return_focus_times() -> None:
+    a, b = FocusTime(span(2019, 2021)), FocusTime(span(2020, 2022))
+    assert type(a & b) is FocusTime
+    assert type(a | b) is FocusTime
+    assert (a & b) == {2020, 2021}
+    assert (a | b) == span(2019, 2022)
+    assert type(a & {2021, 2030}) is FocusTime
+    assert (a & {2021, 2030}) == {2021}
+    assert type({2030} | a) is FocusTime
+    assert ({2030} | a) == span(2019, 2021) | {2030}
+    assert (frozenset({2019}) & a) == {2019}
+
+
+def test_and_or_reject_non_sets() -> None:
+    with pytest.raises(TypeError):
+        FocusTime([2020]) | 2021  # type: ignore[operator]
+    with pytest.raises(TypeError):
+        FocusTime([2020]) & [2020]  # type: ignore[operator]
+    with pytest.raises(FocusTimeError, match="0"):
+        FocusTime([2020]) | {0}
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        (span(2019, 2021), span(2020, 2022), 0.5),  # |{2020, 2021}| / |{2019..2022}|
+        ({2020}, {2020}, 1.0),
+        ({2020}, {2021}, 0.0),
+        (span(1990, 1999), {1995}, 0.1),
+        (set(), {2020}, 0.0),
+        (set(), set(), 0.0),  # no shared time at all; not a perfect match
+    ],
+)
+def test_jaccard(a: set[int], b: set[int], expected: float) -> None:
+    assert FocusTime(a).jaccard(FocusTime(b)) == pytest.approx(expected, abs=1e-12)
+    assert FocusTime(a).jaccard(b) == pytest.approx(expected, abs=1e-12)
+
+
+def test_jaccard_and_overlaps_accept_what_parse_accepts() -> None:
+    ft = FocusTime(span(2019, 2021))
+    assert ft.jaccard("2020-2021") == pytest.approx(2 / 3)
+    assert ft.overlaps("2021-2025") is True
+    assert ft.overlaps(2022) is False
+    assert ft.overlaps({2019}) is True
+    assert FocusTime().overlaps(FocusTime()) is False
+    with pytest.raises(FocusTimeError, match="'abc'"):
+        ft.jaccard("abc")
+
+
+# --- immutability ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["years", "_years", "_sorted", "min", "other"])
+def test_attributes_cannot_be_set(name: str) -> None:
+    ft = FocusTime([2020])
+    with pytest.raises(AttributeError):
+        setattr(ft, name, frozenset({1999}))
+    assert ft == {2020}
+
+
+@pytest.mark.parametrize("name", ["years", "_years"])
+def test_attributes_cannot_be_deleted(name: str) -> None:
+    ft = FocusTime([2020])
+    with pytest.raises(AttributeError):
+        delattr(ft, name)
+    assert ft == {2020}
+
+
+def test_years_is_a_frozenset() -> None:
+    years = FocusTime([2020]).years
+    assert isinstance(years, frozenset)
+    with pytest.raises(AttributeError):
+        years.add(2021)  # type: ignore[attr-defined]
+
+
+def test_copy_deepcopy_and_pickle_keep_the_years() -> None:
+    ft = FocusTime([1990, 1991, 2001])
+    for clone in (copy.copy(ft), copy.deepcopy(ft), pickle.loads(pickle.dumps(ft))):
+        assert type(clone) is FocusTime
+        assert clone == ft
+        assert list(clone) == [1990, 1991, 2001]
+
+
+# --- text forms: str, repr, to_json ----------------------------------------------------------
+
+
+def test_str_repr_and_json_collapse_ranges() -> None:
+    ft = FocusTime(span(1990, 1995) | {2001})
+    assert str(ft) == "1990-1995, 2001"
+    assert repr(ft) == "FocusTime('1990-1995, 2001')"
+    assert ft.to_json() == ["1990-1995", 2001]
+    assert json.dumps(ft.to_json()) == '["1990-1995", 2001]'
+
+
+def test_str_repr_and_json_of_small_cases() -> None:
+    assert str(FocusTime()) == ""
+    assert repr(FocusTime()) == "FocusTime()"
+    assert FocusTime().to_json() == []
+    assert str(FocusTime([2020])) == "2020"
+    assert FocusTime([2020, 2021]).to_json() == ["2020-2021"]
+    assert str(FocusTime([1, 3, 4, 9999])) == "1, 3-4, 9999"
+
+
+# --- from_text -------------------------------------------------------------------------------
+
+PRODUCT_ISSUE_EXAMPLES = [
+    ("in 2020", {2020}),
+    ("from 1990 to 1995", span(1990, 1995)),
+    ("1990–95", span(1990, 1995)),
+    ("between 2001 and 2003", span(2001, 2003)),
+    ("the 1990s", span(1990, 1999)),
+    ("the '90s", span(1990, 1999)),
+    ("19th century", span(1801, 1900)),
+    ("FY2020", {2020}),
+    ("2,020 votes", set()),
+    ("page 1999", set()),
+]
+
+TEXT_FORMS = [
+    # explicit years and dates
+    ("Who won the US presidential election in 2020?", {2020}),
+    ("2020", {2020}),
+    ("In 2020.", {2020}),  # a dot followed by the end is punctuation
+    ("in 2020. Then", {2020}),
+    ("It was 1999, then 2000.", {1999, 2000}),
+    ("March 3, 2020", {2020}),
+    ("2020-03-05", {2020}),  # an ISO date is a date, never a range
+    ("on 2020-03-05T10:00", {2020}),
+    ("2020-03", {2020}),  # year-month
+    ("05.03.2020", {2020}),  # day.month.year
+    ("mid-2020", {2020}),
+    ("elections in 2016 and 2020", {2016, 2020}),
+    ("1000 and 2199", {1000, 2199}),  # the text bounds are inclusive
+    # fiscal years
+    ("FY 2020", {2020}),
+    ("FY20", {2020}),
+    ("FY2020.5", set()),  # a decimal, not a fiscal year
+    ("fy2019 results", {2019}),
+    # ranges
+    ("2019-2021", span(2019, 2021)),
+    ("2019–2021", span(2019, 2021)),
+    ("2019 - 2021", span(2019, 2021)),
+    ("2019-20 season", {2019, 2020}),
+    ("1998–03", span(1998, 2003)),
+    ("1999-00", {1999, 2000}),
+    ("2021-2019", {2019, 2021}),  # reversed: not a range, each end read on its own
+    ("2199-05", {2199}),  # end 2205 is outside the text bounds: not a range
+    ("1985-03", {1985}),  # start not in 9x: a 2-digit end not after it is a month
+    ("1985-85", {1985}),
+    ("1990-1995.5", {1990}),  # the end is a decimal, so this is no range
+    ("from 1990 until 1995", span(1990, 1995)),
+    ("from 1990 through 1995", span(1990, 1995)),
+    ("From 1990 to 95", span(1990, 1995)),
+    ("from 1990-1992", span(1990, 1992)),
+    ("Between 2001 AND 2003", span(2001, 2003)),
+    ("2001 to 2003", span(2001, 2003)),
+    ("2001 through 2003", span(2001, 2003)),
+    ("2001 until 2002", {2001, 2002}),
+    ("2001 to 20 people", {2001}),  # without "from"/"between" the end must have 4 digits
+    ("from 2001 to 20", span(2001, 2020)),
+    ("from 1995 to 1990", {1990, 1995}),
+    # decades
+    ("1990s", span(1990, 1999)),
+    ("1990's", span(1990, 1999)),
+    ("in the 2000s", span(2000, 2009)),
+    ("’90s", span(1990, 1999)),
+    ("mid-'90s", span(1990, 1999)),
+    ("the 90s", span(1990, 1999)),
+    ("the '00s", span(2000, 2009)),
+    ("the '10s", span(2010, 2019)),
+    ("the '20s", span(2020, 2029)),
+    ("the '30s", span(1930, 1939)),
+    ("in their 20s", set()),  # a bare 2-digit decade counts only after "the"
+    # centuries
+    ("the 19th-century novel", span(1801, 1900)),
+    ("nineteenth century", span(1801, 1900)),
+    ("21st century", span(2001, 2100)),
+    ("1st century", span(1, 100)),
+    ("the fifth century", span(401, 500)),
+    ("first century", span(1, 100)),
+    ("twentieth century", span(1901, 2000)),
+    ("twenty-first century", span(2001, 2100)),
+    ("twenty first century", span(2001, 2100)),
+    ("Twenty-Second Century", span(2101, 2200)),
+    # mixtures, scanned left to right
+    ("Compare the 1990s with 2005 and FY2019.", span(1990, 1999) | {2005, 2019}),
+    ("from 1990 to 1995 and again in 2001", span(1990, 1995) | {2001}),
+    ("pp. 1999-2005, published 2010", {2010}),
+    ("no text with years", set()),
+    ("", set()),
+]
+
+NOT_YEARS = [
+    ("0042", set()),
+    ("999", set()),
+    ("3000", set()),
+    ("9999 ways", set()),
+    ("2200", set()),
+    ("20201", set()),
+    ("12020", set()),
+    ("2,020 votes", set()),
+    ("12,2020", set()),
+    ("2020,000", set()),
+    ("1999.5", set()),
+    ("2020.0", set()),
+    ("0.2020", set()),
+    ("$2000", set()),
+    ("$ 2000", set()),
+    ("€1999", set()),
+    ("£2020", set()),
+    ("¥2020", set()),
+    ("page 1999", set()),
+    ("pages 1999-2001", set()),
+    ("p. 1999", set()),
+    ("pp. 1999", set()),
+    ("no. 2020", set()),
+    ("No 2020", set()),
+    ("#2020", set()),
+    ("number 2020", set()),
+    ("room 2020", set()),
+    ("Flight 2020", set()),
+    ("route 2020", set()),
+    ("2020%", set()),
+    ("2020 %", set()),
+    ("2000 km", set()),
+    ("2000 m", set()),
+    ("2000 kg", set()),
+    ("1500 g", set()),
+    ("2000 mph", set()),
+    ("1024 kb", set()),
+    ("2048 MB", set()),
+    ("1999 ms", set()),
+    ("1200 Hz", set()),
+    ("1920 px", set()),
+    ("2000km", set()),
+    ("2020abc", set()),
+    ("abc2020", set()),
+    ("1200 BC", set()),
+    ("the 5th century BC", set()),
+    ("3rd century B.C.", set()),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), PRODUCT_ISSUE_EXAMPLES)
+def test_from_text_product_issue_examples(text: str, expected: set[int]) -> None:
+    assert FocusTime.from_text(text).years == frozenset(expected)
+
+
+@pytest.mark.parametrize(("text", "expected"), TEXT_FORMS)
+def test_from_text_forms(text: str, expected: set[int]) -> None:
+    assert FocusTime.from_text(text).years == frozenset(expected)
+
+
+@pytest.mark.parametrize(("text", "expected"), NOT_YEARS)
+def test_from_text_not_years(text: str, expected: set[int]) -> None:
+    assert FocusTime.from_text(text).years == frozenset(expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "in 2020 votes were counted",  # "2020 votes" stays a year: ambiguous, documented
+        "In 2020 Ms Smith won",  # units are case-sensitive: "Ms" is not milliseconds
+        "In 2020 M&A slowed",
+        "there was no 2020 event",  # only "No" (capital) or "no." marks a number
+        "the 2020 page",
+        "(2020)",
+        "'2020'",
+        "2020/21",
+    ],
+)
+def test_from_text_year_next_to_lookalikes(text: str) -> None:
+    assert FocusTime.from_text(text) == {2020}
+
+
+def test_from_text_year_before_a_number_marker_on_the_next_word() -> None:
+    # The marker only takes the number right after it.
+    assert FocusTime.from_text("In 2019, page 12 and 2021") == {2019, 2021}
+
+
+def test_from_text_consumed_spans_are_not_read_again() -> None:
+    # "2021" inside the range and "1000" inside "past 1000 years" are not separate years.
+    assert FocusTime.from_text("2019-2021") == span(2019, 2021)
+    assert FocusTime.from_text("over the past 1000 years").years == frozenset()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "this year",
+        "last year",
+        "previous year",
+        "next year",
+        "last 5 years",
+        "past five years",
+    ],
+)
+def test_relative_terms_are_ignored_without_reference_year(text: str) -> None:
+    assert FocusTime.from_text(text).years == frozenset()
+    assert FocusTime.from_text(text, reference_year=None).years == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("this year", {2024}),
+        ("Last year's results", {2023}),
+        ("the previous year", {2023}),
+        ("next year", {2025}),
+        ("over the last 5 years", span(2020, 2024)),
+        ("the past five years", span(2020, 2024)),
+        ("the past ten years", span(2015, 2024)),
+        ("the last one year", {2024}),
+        ("last 0 years", set()),
+        ("past 3000 years", set()),  # would start before year 1: ignored, not clipped
+        ("in 2010 and last year", {2010, 2023}),
+    ],
+)
+def test_relative_terms_with_reference_year(text: str, expected: set[int]) -> None:
+    assert FocusTime.from_text(text, reference_year=2024).years == frozenset(expected)
+
+
+def test_relative_term_beyond_max_year_is_ignored() -> None:
+    assert FocusTime.from_text("next year", reference_year=MAX_YEAR).years == frozenset()
+    assert FocusTime.from_text("this year", reference_year=MAX_YEAR) == {MAX_YEAR}
+
+
+@pytest.mark.parametrize(
+    ("reference_year", "named"), [(True, "True"), (2024.0, "2024.0"), (0, "0"), ("2024", "'2024'")]
+)
+def test_reference_year_is_validated_like_a_year(reference_year: object, named: str) -> None:
+    with pytest.raises(FocusTimeError) as info:
+        FocusTime.from_text("this year", reference_year=reference_year)  # type: ignore[arg-type]
+    assert named in str(info.value)
+
+
+def test_reference_year_does_not_change_explicit_years() -> None:
+    text = "Biden won the 2020 election"
+    assert FocusTime.from_text(text, reference_year=1950) == FocusTime.from_text(text) == {2020}
+
+
+@pytest.mark.parametrize("text", [None, 2020, b"2020"])
+def test_from_text_needs_a_string(text: object) -> None:
+    with pytest.raises(FocusTimeError, match="needs a str"):
+        FocusTime.from_text(text)  # type: ignore[arg-type]
+
+
+# --- properties --------------------------------------------------------------------------------
+
+years = st.integers(MIN_YEAR, MAX_YEAR)
+# Runs of consecutive years as well as scattered ones, so range collapsing is exercised.
+runs = st.tuples(st.integers(MIN_YEAR, MAX_YEAR - 20), st.integers(0, 20)).map(
+    lambda run: set(range(run[0], run[0] + run[1] + 1))
+)
+year_sets = st.lists(st.one_of(years.map(lambda y: {y}), runs), max_size=8).map(
+    lambda parts: FocusTime(set().union(*parts))
+)
+
+
+@given(year_sets)
+def test_to_json_round_trips(ft: FocusTime) -> None:
+    assert FocusTime.parse(ft.to_json()) == ft
+    assert FocusTime.parse(json.loads(json.dumps(ft.to_json()))) == ft
+
+
+@given(year_sets)
+def test_str_round_trips(ft: FocusTime) -> None:
+    if ft:  # str of the empty focus time is '', which parse() rejects as an empty string
+        assert FocusTime.parse(str(ft)) == ft
+    assert repr(ft) == (f"FocusTime({str(ft)!r})" if ft else "FocusTime()")
+
+
+@given(year_sets, year_sets)
+def test_jaccard_is_symmetric_and_bounded(a: FocusTime, b: FocusTime) -> None:
+    score = a.jaccard(b)
+    assert score == b.jaccard(a)
+    assert 0.0 <= score <= 1.0
+    assert (score > 0.0) == a.overlaps(b)
+    union = a.years | b.years
+    expected = len(a.years & b.years) / len(union) if union else 0.0
+    assert score == expected
+
+
+@given(year_sets)
+def test_jaccard_with_itself_is_one_unless_empty(ft: FocusTime) -> None:
+    assert ft.jaccard(ft) == (1.0 if ft else 0.0)
+
+
+@given(year_sets, year_sets)
+def test_set_operations_agree_with_frozenset(a: FocusTime, b: FocusTime) -> None:
+    assert (a & b).years == a.years & b.years
+    assert (a | b).years == a.years | b.years
+    assert list(a | b) == sorted(a.years | b.years)
+    assert (a == b) == (a.years == b.years)
+
+
+@given(st.integers(TEXT_YEAR_MIN, TEXT_YEAR_MAX))
+def test_every_year_in_text_bounds_is_found_in_a_sentence(year: int) -> None:
+    assert FocusTime.from_text(f"What happened in {year}?") == {year}
+
+
+@given(st.integers(0, 9999).filter(lambda y: not TEXT_YEAR_MIN <= y <= TEXT_YEAR_MAX))
+def test_no_four_digit_number_outside_text_bounds_is_a_year(number: int) -> None:
+    assert FocusTime.from_text(f"What happened in {number:04d}?").years == frozenset()
+
+
+@given(st.text(max_size=60))
+def test_from_text_never_fails_and_stays_in_bounds(text: str) -> None:
+    ft = FocusTime.from_text(text, reference_year=2024)
+    assert all(MIN_YEAR <= year <= MAX_YEAR for year in ft)

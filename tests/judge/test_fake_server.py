@@ -1,0 +1,126 @@
+"""The loopback fake Messages API in pytest_tempoeval.testing, driven through the real SDK."""
+
+import json
+import time
+
+import anthropic
+import pytest
+
+from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
+from pytest_tempoeval.testing import FakeMessagesServer, Fault, fake_judgment
+
+SENTINEL_KEY = "test-sentinel-key-not-a-real-key"
+
+
+@pytest.fixture
+def server():
+    with FakeMessagesServer() as fake:
+        yield fake
+
+
+def ask(server: FakeMessagesServer, prompt: str, retries: int = 0) -> anthropic.types.Message:
+    client = anthropic.Anthropic(
+        api_key=SENTINEL_KEY, base_url=server.base_url, max_retries=retries
+    )
+    return client.messages.create(
+        model="claude-haiku-4-5", max_tokens=200, messages=[{"role": "user", "content": prompt}]
+    )
+
+
+def test_graded_judgment_is_4_times_year_jaccard(server: FakeMessagesServer) -> None:
+    reply = ask(
+        server, graded_prompt("Who won in 2020?", "Biden won the 2020 and lost no 2021 race.")
+    )
+    # query {2020}, document {2020, 2021}: Jaccard 1/2 -> grade 2
+    assert json.loads(reply.content[0].text)["relevance_score"] == 2
+    assert reply.usage.input_tokens > 0 and reply.usage.output_tokens > 0
+    assert server.requests[0]["model"] == "claude-haiku-4-5"
+    # SDK 2.x sends the key as a bearer token; older ones used x-api-key. Cassettes must drop both.
+    sent = server.headers[0]
+    assert SENTINEL_KEY in (
+        sent.get("x-api-key"),
+        sent.get("authorization", "").removeprefix("Bearer "),
+    )
+
+
+def test_verdict_is_year_overlap(server: FakeMessagesServer) -> None:
+    yes = ask(
+        server,
+        verdict_prompt(
+            "When did X happen in 1990?", "X happened from 1989 to 1991.", "specific_time"
+        ),
+    )
+    no = ask(server, verdict_prompt("When did X happen in 1990?", "X happened in 2005.", None))
+    assert json.loads(yes.content[0].text)["verdict"] == 1
+    assert json.loads(no.content[0].text)["verdict"] == 0
+
+
+def test_judgments_are_deterministic() -> None:
+    prompt = graded_prompt("Olympics 2016", "Rio hosted the 2016 Summer Olympics.")
+    assert fake_judgment(prompt) == fake_judgment(prompt)
+    assert json.loads(fake_judgment(prompt))["relevance_score"] == 4
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [Fault.rate_limit(retry_after=0), Fault.overloaded(retry_after=0), Fault.server_error()],
+)
+def test_retryable_statuses_are_retried_by_the_sdk(
+    server: FakeMessagesServer, fault: Fault
+) -> None:
+    server.inject(fault)
+    reply = ask(server, graded_prompt("in 2020", "in 2020"), retries=2)
+    assert json.loads(reply.content[0].text)["relevance_score"] == 4
+    assert len(server.requests) == 2  # the fault, then the retry
+
+
+def test_rate_limit_without_retries_is_an_error_with_retry_after(
+    server: FakeMessagesServer,
+) -> None:
+    server.inject(Fault.rate_limit(retry_after=7))
+    with pytest.raises(anthropic.RateLimitError) as info:
+        ask(server, graded_prompt("in 2020", "in 2020"))
+    assert info.value.response.headers["retry-after"] == "7"
+
+
+def test_malformed_and_out_of_range_replies(server: FakeMessagesServer) -> None:
+    server.inject(Fault.malformed_reply(), Fault.out_of_range())
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(ask(server, graded_prompt("in 2020", "in 2020")).content[0].text)
+    assert (
+        json.loads(ask(server, graded_prompt("in 2020", "in 2020")).content[0].text)[
+            "relevance_score"
+        ]
+        == 7
+    )
+
+
+@pytest.mark.parametrize("fault", [Fault.truncated_body(), Fault.reset()])
+def test_broken_connections_are_errors(server: FakeMessagesServer, fault: Fault) -> None:
+    server.inject(fault)
+    with pytest.raises(anthropic.APIError):
+        ask(server, graded_prompt("in 2020", "in 2020"))
+
+
+def test_slow_replies_and_latency() -> None:
+    with FakeMessagesServer(latency=0.05) as server:
+        server.inject(Fault.slow(0.1))
+        start = time.perf_counter()
+        ask(server, graded_prompt("in 2020", "in 2020"))
+        assert time.perf_counter() - start >= 0.15
+
+
+def test_response_carries_account_headers_that_cassettes_must_drop(
+    server: FakeMessagesServer,
+) -> None:
+    client = anthropic.Anthropic(api_key=SENTINEL_KEY, base_url=server.base_url, max_retries=0)
+    raw = client.messages.with_raw_response.create(
+        model="m", max_tokens=10, messages=[{"role": "user", "content": "hello"}]
+    )
+    assert raw.headers["anthropic-organization-id"] == "org-fake"
+    assert raw.headers["request-id"].startswith("req_fake_")
+
+
+def test_base_url_needs_a_running_server() -> None:
+    with pytest.raises(RuntimeError, match="not running"):
+        _ = FakeMessagesServer().base_url

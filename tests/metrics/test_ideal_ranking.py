@@ -1,0 +1,91 @@
+"""The ideal ranking an explanation shows is the one the score was measured against, in every mode."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from pytest_tempoeval import GoldSet, Run, ndcg, precision, temporal_ndcg, temporal_precision
+from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
+from pytest_tempoeval.metrics.relevance import (
+    focus_time_relevance,
+    gold_relevance,
+    llm_relevance,
+)
+
+GOLD = GoldSet.from_dict(
+    {
+        "documents": {
+            "a": {"text": "The 2020 election."},
+            "b": {"text": "Results of 2020."},
+            "c": {"text": "What 2020 brought."},
+            "d": {"text": "Looking back at 2019 and 2020."},
+            "e": {"text": "Nothing dated."},
+        },
+        "queries": [
+            {"id": "q2020", "text": "What happened in 2020?", "relevant": {"a": 3, "d": 1, "e": 0}},
+            {"id": "q2019", "text": "And in 2019?", "relevant": {"d": 2}},
+        ],
+    }
+)
+RUN = Run({"q2020": ["e", "a", "b"], "q2019": ["a", "d"]})
+
+
+class GradesOnlyB:
+    """A judge that finds only document b relevant (grade 4, verdict 1)."""
+
+    model = "stub-judge"
+
+    def grade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
+        return [Judgment(query, doc, 4 if doc == "b" else 0) for query, _, doc, _ in items]
+
+    def verdict_all(
+        self, items: Sequence[JudgmentRequest], temporal_focus: object = None
+    ) -> list[Judgment]:
+        return [Judgment(query, doc, int(doc == "b")) for query, _, doc, _ in items]
+
+
+def test_llm_mode_explains_the_ideal_of_judged_documents() -> None:
+    """The judge graded only b: the ideal the score used is b(4) alone, not the gold set's
+    documents of the right years (which the explanation showed before)."""
+    result = temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=GradesOnlyB())
+    assert result.per_query["q2020"] == pytest.approx((4 / 2) / 4)  # b at rank 3: 4/log2(4) = 2
+    assert result.explain_query("q2020").ideal == [("b", 4.0)]
+    assert "ideal: b(4)" in result.explain()
+    assert result.excluded == {"q2019": "no retrieved document was judged relevant"}
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 5])
+@pytest.mark.parametrize(
+    "relevance_of",
+    [
+        lambda run, gold, k: gold_relevance(run, gold, k),
+        lambda run, gold, k: focus_time_relevance(run, gold, k),
+        lambda run, gold, k: llm_relevance(run, gold, k, GradesOnlyB(), graded=True),
+    ],
+    ids=["gold", "focus_time", "llm"],
+)
+def test_shown_ideal_values_are_the_scored_ideal_values(relevance_of: object, k: int) -> None:
+    relevance = relevance_of(RUN, GOLD, k)  # type: ignore[operator]
+    for position, _ in enumerate(GOLD.query_ids):
+        shown = [value for _, value in relevance.ideal_documents(position, k, False)]
+        scored = [value for value in relevance.ideal[position, :k].tolist() if value > 0]
+        assert shown == scored
+
+
+def test_focus_time_ideal_includes_retrieved_documents_known_by_their_text() -> None:
+    run = Run({"q2020": [("x", "A story from 2020."), ("a", "The 2020 election.")]})
+    result = temporal_ndcg(run, GOLD, k=2)
+    ideal = result.explain_query("q2020").ideal
+    assert [doc for doc, _ in ideal] == ["a", "b"]  # five tie at 4: ties by id, top 2 shown
+    assert result.explain_query("q2020").retrieved == [("x", 4.0), ("a", 4.0)]
+    assert result.per_query["q2020"] == pytest.approx(1.0)
+
+
+def test_binary_metrics_show_the_documents_they_count_relevant() -> None:
+    gold_ideal = precision(RUN, GOLD, k=3).explain_query("q2020").ideal
+    assert gold_ideal == [("a", 1.0), ("d", 1.0)]  # e is judged 0: not relevant
+    focus_ideal = temporal_precision(RUN, GOLD, k=2).explain_query("q2019").ideal
+    assert focus_ideal == [("d", 1.0)]  # only d mentions 2019
+    assert ndcg(RUN, GOLD, k=3).explain_query("q2020").ideal == [("a", 3.0), ("d", 1.0)]

@@ -1,0 +1,73 @@
+"""No tracked file holds an API key or account headers (cassettes above all)."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# Built from parts so that this file does not match itself.
+SECRET_VALUES = [  # anywhere in the repository
+    re.compile("sk-" + r"ant-[A-Za-z0-9_\-]{10,}"),
+    re.compile(r"\bBearer\s+[A-Za-z0-9_\-]{10,}"),
+    # A header written with its value (a log pasted into a fixture, a hand-made cassette).
+    re.compile("x-api" + r"-key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9_\-]{20,}", re.IGNORECASE),
+    re.compile(
+        "anthropic-" + r"organization-id[\"']?\s*[:=]\s*[\"'\[\s-]*[0-9a-f]{8}-[0-9a-f]{4}",
+        re.IGNORECASE,
+    ),
+]
+CASSETTE_HEADERS = [  # in cassettes, even the header names must be gone
+    re.compile(r"\b" + "x-api" + r"-key\b", re.IGNORECASE),
+    re.compile(r"\b" + "authori" + r"zation\b", re.IGNORECASE),
+    re.compile("anthropic-" + "organization-id", re.IGNORECASE),
+    re.compile(r"\brequest-id\b", re.IGNORECASE),
+    re.compile(r"\bset-cookie\b", re.IGNORECASE),
+]
+ALLOWED = {"tests/reliability/test_no_secrets.py"}
+
+
+def tracked_files() -> list[str]:
+    try:
+        listing = subprocess.run(
+            ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+        )
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: nothing to scan")
+    return [name for name in listing.stdout.splitlines() if name not in ALLOWED]
+
+
+def test_no_tracked_file_holds_a_key_or_account_header() -> None:
+    found = []
+    for name in tracked_files():
+        path = ROOT / name
+        if not path.is_file() or path.stat().st_size > 5_000_000:
+            continue
+        text = path.read_text(encoding="utf-8", errors="ignore")
+        patterns = SECRET_VALUES + (
+            CASSETTE_HEADERS if name.startswith("fixtures/cassettes/") else []
+        )
+        for pattern in patterns:
+            for match in pattern.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                found.append(f"{name}:{line}: {match.group(0)[:40]}")
+    assert found == []
+
+
+def test_cassettes_are_scanned() -> None:
+    assert any(name.startswith("fixtures/cassettes/") for name in tracked_files())
+
+
+@pytest.mark.parametrize(
+    "leak",
+    [
+        "sk-" + "ant-api03-" + "Q" * 40,
+        "Authorization: Bearer " + "tok" * 8,
+        '"x-api' + '-key": "' + "k" * 24 + '"',
+        "anthropic-" + "organization-id:\n      - " + "0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b",
+    ],
+)
+def test_the_scan_finds_each_kind_of_leak(leak: str) -> None:
+    """The patterns above really match what they are for (built at run time, so no file holds one)."""
+    assert any(pattern.search(leak) for pattern in SECRET_VALUES)

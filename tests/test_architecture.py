@@ -1,0 +1,130 @@
+"""The package's shape: layers that import only downward, no import cycle, one home for errors.
+
+Layers, bottom to top (docs/architecture.md): foundations, data, metrics, judge, gate, pytest
+surface. Every import counts, including those inside functions and under TYPE_CHECKING: a lazy
+upward import is still a dependency on the layer above.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import pytest_tempoeval
+
+PACKAGE = Path(pytest_tempoeval.__file__).parent
+LAYERS = ("foundations", "data", "metrics", "judge", "gate", "surface")
+FOUNDATIONS = {"pytest_tempoeval.errors", "pytest_tempoeval.files", "pytest_tempoeval.constants"}
+SURFACE = {
+    "pytest_tempoeval",
+    "pytest_tempoeval.plugin",
+    "pytest_tempoeval.session",
+    "pytest_tempoeval.testing",
+}
+
+
+def module_names() -> dict[str, Path]:
+    names = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        names[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return names
+
+
+MODULES = module_names()
+
+
+def layer_of(module: str) -> int:
+    if module in FOUNDATIONS:
+        return 0
+    for index, name in enumerate(("data", "metrics", "judge", "gate"), start=1):
+        if module == f"pytest_tempoeval.{name}" or module.startswith(f"pytest_tempoeval.{name}."):
+            return index
+    if module in SURFACE or module.startswith("pytest_tempoeval.reports"):
+        return 5
+    raise AssertionError(f"{module} is in no layer: add it to one (and to docs/architecture.md)")
+
+
+def imports_of(module: str) -> set[str]:
+    """Package modules ``module`` imports, anywhere in its source."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+        else:
+            continue
+        for target in targets:
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                found.add(target)
+                break
+    return found
+
+
+GRAPH = {module: imports_of(module) for module in MODULES}
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in MODULES:
+        layer_of(module)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_only_go_down(module: str) -> None:
+    upward = [
+        f"{module} ({LAYERS[layer_of(module)]}) imports {target} ({LAYERS[layer_of(target)]})"
+        for target in sorted(GRAPH[module])
+        if layer_of(target) > layer_of(module)
+    ]
+    assert not upward, upward
+
+
+def test_no_import_cycle() -> None:
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+    cycles = []
+
+    def visit(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(GRAPH[module]):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join(path[path.index(target) :] + [target]))
+            elif target not in state:
+                visit(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(MODULES):
+        if module not in state:
+            visit(module)
+    assert not cycles, cycles
+
+
+def test_the_checker_sees_imports_inside_functions() -> None:
+    """The graph must include lazy imports: the plugin imports the gate only inside a fixture."""
+    assert "pytest_tempoeval.gate.baselines" in GRAPH["pytest_tempoeval.plugin"]
+    assert "pytest_tempoeval.data.readers.trec" in GRAPH["pytest_tempoeval.data.goldset"]
+
+
+def test_every_exception_and_warning_lives_in_errors_and_is_exported() -> None:
+    for info in pkgutil.walk_packages([str(PACKAGE)], "pytest_tempoeval."):
+        module = importlib.import_module(info.name)
+        for name, value in inspect.getmembers(module, inspect.isclass):
+            if issubclass(value, BaseException) and value.__module__.startswith("pytest_tempoeval"):
+                assert value.__module__ == "pytest_tempoeval.errors", f"{info.name}.{name}"
+                assert getattr(pytest_tempoeval, name) is value, f"{name} is not exported"
