@@ -57,7 +57,8 @@ def run_json_child(
     python: str, script: Path, args: list[str], env: dict[str, str], cwd: Path
 ) -> tuple[float, float, dict]:
     """Spawn ``python script args``, timed from spawn to reap, and return (wall seconds, peak RSS in
-    MiB from wait4, the JSON object on the child's last stdout line). Raises with its stderr if it fails."""
+    MiB from wait4, the JSON object on the child's last stdout line). Raises with its stderr if it
+    fails."""
     import json
     import os
     import subprocess
@@ -77,6 +78,7 @@ def run_json_child(
         if process.returncode != 0:
             stderr.seek(0)
             raise RuntimeError(
-                f"{script.name} {args} failed (exit {process.returncode}):\n{stderr.read().decode(errors='replace')}"
+                f"{script.name} {args} failed (exit {process.returncode}):\n"
+                f"{stderr.read().decode(errors='replace')}"
             )
     return wall, usage.ru_maxrss / 1024, json.loads(stdout.decode().strip().splitlines()[-1])

@@ -17,7 +17,8 @@ TempoEval / ours of medians.
 
 Values differ by design: TempoEval's focus-time IDCG re-sorts only the retrieved top k and uses the
 exponential gain 2^rel - 1, while ours takes the ideal ranking from every gold document and a linear
-gain. Temporal P@k is the same definition on both sides (k = 10 <= retrieved) and is checked per query.
+gain. Temporal P@k is the same definition on both sides (k = 10 <= retrieved) and is checked per
+query.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def make_inputs(
 
 
 def build_ours(inputs: Inputs) -> tuple[object, object, float, float]:
-    """A fresh GoldSet (FocusTime objects included) and Run; returns them and their build seconds."""
+    """A fresh GoldSet (FocusTime objects included) and Run; returns them and their build
+    seconds."""
     from pytest_tempoeval import FocusTime, GoldDocument, GoldQuery, GoldSet, Run
 
     start = time.perf_counter()
@@ -212,9 +214,10 @@ def main() -> None:
     )
     qfts, dfts = tempoeval_inputs(inputs)
     print(
-        f"data: {args.queries} queries x {args.docs} docs from a {args.corpus}-document corpus, years "
-        f"{args.year_min}-{args.year_max}, spans 1-{args.max_span}, seed {args.seed}, "
-        f"{len(np.unique(np.concatenate([inputs.doc_span, inputs.query_span]), axis=0))} distinct focus times "
+        f"data: {args.queries} queries x {args.docs} docs from a {args.corpus}-document corpus, "
+        f"years {args.year_min}-{args.year_max}, spans 1-{args.max_span}, seed {args.seed}, "
+        f"{len(np.unique(np.concatenate([inputs.doc_span, inputs.query_span]), axis=0))} "
+        "distinct focus times "
         f"(prepared in {time.perf_counter() - start:.1f}s)"
     )
     print(f"python: {sys.executable}; measuring {code_version()}")
@@ -236,7 +239,8 @@ def main() -> None:
                 seconds, theirs_values = timed(run_tempoeval, qfts, dfts, args.k)
             times[label].append(seconds)
         print(
-            f"  repeat {repeat + 1}/{args.repeats}: build GoldSet {gold_seconds:.2f}s Run {run_seconds:.2f}s | ours cold "
+            f"  repeat {repeat + 1}/{args.repeats}: build GoldSet {gold_seconds:.2f}s "
+            f"Run {run_seconds:.2f}s | ours cold "
             f"{times['ours cold'][-1]:.3f}s warm {times['ours warm'][-1]:.3f}s | TempoEval "
             f"{times['tempoeval'][-2]:.3f}s {times['tempoeval'][-1]:.3f}s",
             flush=True,
@@ -260,16 +264,19 @@ def print_table(
     med = {label: statistics.median(values) for label, values in times.items()}
     print(
         f"\nFocus-time mode vs TempoEval: {args.queries} queries x {args.docs} docs, k={args.k}, "
-        f"corpus {args.corpus}; medians of {args.repeats} repetitions (TempoEval: {len(times['tempoeval'])} runs)"
+        f"corpus {args.corpus}; medians of {args.repeats} repetitions "
+        f"(TempoEval: {len(times['tempoeval'])} runs)"
     )
     print(f"{'':40s} {'median':>10s} {'TempoEval/this':>15s}")
     for label in ("ours cold", "ours warm", "tempoeval"):
         print(
-            f"{label + ' (nDCG@k + P@k)':40s} {med[label]:9.4f}s {med['tempoeval'] / med[label]:14.1f}x"
+            f"{label + ' (nDCG@k + P@k)':40s} {med[label]:9.4f}s "
+            f"{med['tempoeval'] / med[label]:14.1f}x"
         )
     for label, values in builds.items():
         print(
-            f"{'build ' + label + ' (not in the times above)':40s} {statistics.median(values):9.4f}s"
+            f"{'build ' + label + ' (not in the times above)':40s} "
+            f"{statistics.median(values):9.4f}s"
         )
     print(
         "all samples (s): "
@@ -281,24 +288,28 @@ def print_table(
     ndcg_ours, precision_ours = ours_values
     ndcg_theirs, precision_theirs = theirs_values
     print(
-        f"means: temporal nDCG@{args.k} ours {float(ndcg_ours):.6f} ({len(ndcg_ours.per_query)} queries, "
+        f"means: temporal nDCG@{args.k} ours {float(ndcg_ours):.6f} "
+        f"({len(ndcg_ours.per_query)} queries, "
         f"{len(ndcg_ours.excluded)} excluded) | TempoEval {statistics.fmean(ndcg_theirs):.6f} "
         f"({len(ndcg_theirs)} queries)  [differ by design: IDCG pool and gain]"
     )
     print(
-        f"       temporal P@{args.k}   ours {float(precision_ours):.6f} ({len(precision_ours.per_query)} queries) "
+        f"       temporal P@{args.k}   ours {float(precision_ours):.6f} "
+        f"({len(precision_ours.per_query)} queries) "
         f"| TempoEval {statistics.fmean(precision_theirs):.6f}"
     )
     worst = max(
         abs(precision_ours.per_query[q] - p) for q, p in zip(inputs.query_ids, precision_theirs)
     )
     print(
-        f"       temporal P@{args.k} per-query max |ours - TempoEval| = {worst:.3g} (TempoEval rounds to 5 decimals)"
+        f"       temporal P@{args.k} per-query max |ours - TempoEval| = {worst:.3g} "
+        "(TempoEval rounds to 5 decimals)"
     )
     for label in ("ours cold", "ours warm"):
         ratio = med["tempoeval"] / med[label]
         print(
-            f"ratio TempoEval/{label} = {ratio:.1f}x; target >= 20x: {'MET' if ratio >= 20 else 'NOT MET'}"
+            f"ratio TempoEval/{label} = {ratio:.1f}x; "
+            f"target >= 20x: {'MET' if ratio >= 20 else 'NOT MET'}"
         )
 
 
@@ -312,7 +323,8 @@ def profile_ours(inputs: Inputs, k: int, top: int) -> None:
     gold, run, _, _ = build_ours(inputs)
     profiler.disable()
     print(
-        f"\n--- cProfile of building our GoldSet and Run (not timed above), top {top} by cumulative ---"
+        f"\n--- cProfile of building our GoldSet and Run (not timed above), "
+        f"top {top} by cumulative ---"
     )
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(top)
     for label in ("cold", "warm"):

@@ -1,4 +1,5 @@
-"""Gold mode vs pytrec_eval: the whole process, from a TREC run file and a qrels file to three means.
+"""Gold mode vs pytrec_eval: the whole process, from a TREC run file and a qrels file to three
+means.
 
 What is measured: wall-clock time and peak RSS of a *fresh* Python process per side, so interpreter
 start-up, imports, parsing both files and evaluating nDCG@10, P@10 and reciprocal rank all count.
@@ -61,7 +62,8 @@ OURS_CHILD = textwrap.dedent(
     _t2 = time.perf_counter()
     gold = GoldSet.from_trec_qrels(qrels_path)
     _t3 = time.perf_counter()
-    results = {"ndcg@10": ndcg(run, gold, k=10), "P@10": precision(run, gold, k=10), "mrr": mrr(run, gold)}
+    results = {"ndcg@10": ndcg(run, gold, k=10), "P@10": precision(run, gold, k=10), \
+"mrr": mrr(run, gold)}
     _t4 = time.perf_counter()
     if profile_path:
         _profiler.disable()
@@ -70,7 +72,8 @@ OURS_CHILD = textwrap.dedent(
         with open(dump_path, "w") as out:
             json.dump({name: dict(result.per_query) for name, result in results.items()}, out)
     print(json.dumps({
-        "phases": {"import": _t1 - _t0, "parse_run": _t2 - _t1, "parse_qrels": _t3 - _t2, "evaluate": _t4 - _t3},
+        "phases": {"import": _t1 - _t0, "parse_run": _t2 - _t1, "parse_qrels": _t3 - _t2, \
+"evaluate": _t4 - _t3},
         "means": {name: float(result) for name, result in results.items()},
         "queries": {name: len(result.per_query) for name, result in results.items()},
         "excluded": {name: len(result.excluded) for name, result in results.items()},
@@ -96,13 +99,16 @@ PYTREC_CHILD = textwrap.dedent(
     _t3 = time.perf_counter()
     evaluator = pytrec_eval.RelevanceEvaluator(qrel, {request for request, _ in MEASURES.values()})
     per_query = evaluator.evaluate(run)
-    means = {name: sum(r[key] for r in per_query.values()) / len(per_query) for name, (_, key) in MEASURES.items()}
+    means = {name: sum(r[key] for r in per_query.values()) / len(per_query) \
+for name, (_, key) in MEASURES.items()}
     _t4 = time.perf_counter()
     if dump_path:
         with open(dump_path, "w") as out:
-            json.dump({name: {q: r[key] for q, r in per_query.items()} for name, (_, key) in MEASURES.items()}, out)
+            json.dump({name: {q: r[key] for q, r in per_query.items()} \
+for name, (_, key) in MEASURES.items()}, out)
     print(json.dumps({
-        "phases": {"import": _t1 - _t0, "parse_run": _t2 - _t1, "parse_qrels": _t3 - _t2, "evaluate": _t4 - _t3},
+        "phases": {"import": _t1 - _t0, "parse_run": _t2 - _t1, "parse_qrels": _t3 - _t2, \
+"evaluate": _t4 - _t3},
         "means": means,
         "queries": {name: len(per_query) for name in MEASURES},
         "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -121,14 +127,16 @@ class Sample:
 
 
 def run_child(python: str, script: Path, args: list[str], env: dict[str, str], cwd: Path) -> Sample:
-    """Spawn ``python script args``; time it from spawn to reap and take its own rusage via wait4."""
+    """Spawn ``python script args``; time it from spawn to reap and take its own rusage via
+    wait4."""
     return Sample(*run_json_child(python, script, args, env, cwd))
 
 
 def check_agreement(
     ours_dump: Path, theirs_dump: Path, ours: Sample, theirs: Sample, tolerance: float
 ) -> list[str]:
-    """Compare per-query values and means; return lines describing the result (raise on mismatch)."""
+    """Compare per-query values and means; return lines describing the result (raise on
+    mismatch)."""
     mine, other = json.loads(ours_dump.read_text()), json.loads(theirs_dump.read_text())
     lines, failures = [], []
     for name in MEASURES:
@@ -204,8 +212,10 @@ def main() -> None:
         "--no-bytecode-cache",
         dest="bytecode_cache",
         action="store_false",
-        help="children compile our modules from source every time (PYTHONDONTWRITEBYTECODE=1) instead of "
-        "using a bytecode cache in the data dir, as an installed package would",
+        help=(
+            "children compile our modules from source every time (PYTHONDONTWRITEBYTECODE=1) "
+            "instead of using a bytecode cache in the data dir, as an installed package would"
+        ),
     )
     parser.add_argument(
         "--profile", action="store_true", help="also run our child once under cProfile and print it"
@@ -214,7 +224,10 @@ def main() -> None:
     parser.add_argument(
         "--profile-callers",
         default=r"\(diff\)|\(flatnonzero\)|\(find\)|\(_gather_words\)",
-        help="regex of profiled functions whose callers to print (numpy helpers hide where time goes)",
+        help=(
+            "regex of profiled functions whose callers to print "
+            "(numpy helpers hide where time goes)"
+        ),
     )
     args = parser.parse_args()
 
@@ -243,8 +256,9 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> None:
         args.judged,
     )
     print(
-        f"data: {args.queries} queries x {args.docs} docs, {args.judged} judgments/query, seed {args.seed} "
-        f"({run_path.stat().st_size / 2**20:.0f} MiB run, {qrels_path.stat().st_size / 2**20:.0f} MiB qrels, "
+        f"data: {args.queries} queries x {args.docs} docs, {args.judged} judgments/query, "
+        f"seed {args.seed} ({run_path.stat().st_size / 2**20:.0f} MiB run, "
+        f"{qrels_path.stat().st_size / 2**20:.0f} MiB qrels, "
         f"written in {time.perf_counter() - start:.1f}s) in {data_dir}"
     )
     ours_script, theirs_script = data_dir / "child_ours.py", data_dir / "child_pytrec_eval.py"
@@ -311,7 +325,8 @@ def print_table(samples: dict[str, list[Sample]], args: argparse.Namespace) -> N
         )
     )
     print(
-        f"\nGold mode vs pytrec_eval: {args.queries} queries x {args.docs} docs, medians of {args.repeats} alternating runs"
+        f"\nGold mode vs pytrec_eval: {args.queries} queries x {args.docs} docs, "
+        f"medians of {args.repeats} alternating runs"
     )
     print(f"{'':36s} {'ours':>10s} {'pytrec_eval':>12s} {'ours/theirs':>12s}")
     for label, mine, other in rows:
@@ -322,7 +337,8 @@ def print_table(samples: dict[str, list[Sample]], args: argparse.Namespace) -> N
         median([s.maxrss_mib for s in theirs]),
     )
     print(
-        f"{'peak RSS (MiB, wait4)':36s} {rss_ours:10.0f} {rss_theirs:12.0f} {rss_ours / rss_theirs:12.3f}"
+        f"{'peak RSS (MiB, wait4)':36s} {rss_ours:10.0f} {rss_theirs:12.0f} "
+        f"{rss_ours / rss_theirs:12.3f}"
     )
     print(
         "all wall samples (s): ours "
@@ -333,7 +349,10 @@ def print_table(samples: dict[str, list[Sample]], args: argparse.Namespace) -> N
     print(
         "means: "
         + "; ".join(
-            f"{name} ours {ours[0].report['means'][name]:.12f} pytrec_eval {theirs[0].report['means'][name]:.12f}"
+            (
+                f"{name} ours {ours[0].report['means'][name]:.12f} "
+                f"pytrec_eval {theirs[0].report['means'][name]:.12f}"
+            )
             for name in MEASURES
         )
     )
@@ -341,7 +360,8 @@ def print_table(samples: dict[str, list[Sample]], args: argparse.Namespace) -> N
     speedup = 1 / ratio
     verdict = "MET" if ratio < 1 / 3 else "NOT MET"
     print(
-        f"ratio of medians ours/pytrec_eval = {ratio:.3f} (pytrec_eval is {speedup:.2f}x ours); target < 0.333: {verdict}"
+        f"ratio of medians ours/pytrec_eval = {ratio:.3f} (pytrec_eval is {speedup:.2f}x ours); "
+        f"target < 0.333: {verdict}"
     )
 
 

@@ -29,8 +29,9 @@ record them (against the real API, once) with many requests in flight. So two th
 2. **Recording concurrency.** ``FakeMessagesServer(latency=0.05)`` runs in its own process (the
    real API is not in the test's process either; ``--server-in-child`` puts it in the recording
    process instead). A fresh child records ``--record-n`` (1000) judgments into a new cassette in
-   record mode ``all`` (``JudgeCassette(path, "all")``, saved at the end) with ``max_concurrency=16`` (``--repeats`` times) and with
-   ``max_concurrency=1`` (``--sequential-repeats`` times, default 1: it takes over 50 s). The
+   record mode ``all`` (``JudgeCassette(path, "all")``, saved at the end) with
+   ``max_concurrency=16`` (``--repeats`` times) and with ``max_concurrency=1``
+   (``--sequential-repeats`` times, default 1: it takes over 50 s). The
    figure is the time from the first judgment to the saved cassette (judging plus saving),
    measured in the child; whole-process times are shown too. The server process reports how many
    requests it got and the most it answered at once. Target: concurrent <= 1/10 of sequential.
@@ -91,7 +92,8 @@ MATCH_ON = ["method", "scheme", "host", "port", "path", "query", "body"]
 # The child process: one replay, stock-vcrpy replay or recording, described by a JSON argument.
 # It prints one JSON line: phase times, what the judge and the cassette saw, and a digest of the
 # judgments. The items expression must stay the same as make_items() below (checked: the digest).
-CHILD = r"""
+# Not a raw string: the "\\n" below is escaped, and a backslash at a line's end joins two lines.
+CHILD = """
 import json, sys, time
 T0 = time.perf_counter()
 job = json.loads(sys.argv[1])
@@ -130,7 +132,8 @@ if job["mode"] == "record":
     judge = AnthropicJudge(
         api_key="dummy", base_url=base_url, max_concurrency=job["concurrency"], cassette=cassette
     )
-elif job["mode"] in ("replay", "miss"):  # exactly what the tempoeval_judge fixture does in mode none
+elif job["mode"] in ("replay", "miss"):  # exactly what the tempoeval_judge fixture does \
+in mode none
     cassette = JudgeCassette(path, "none", "bench")
     judge = AnthropicJudge(cassette=cassette)
 else:  # stock vcrpy around a judge without a cassette
@@ -156,7 +159,7 @@ server_report = None
 if server is not None:
     server_report = {"requests": len(server.requests), "max_in_flight": server.max_in_flight}
     server.stop()
-text = "\n".join(f"{j.query_id} {j.doc_id} {j.value}" for j in judgments)
+text = "\\n".join(f"{j.query_id} {j.doc_id} {j.value}" for j in judgments)
 print(json.dumps({
     "phases": {
         "import": T_IMPORT - T0,
@@ -305,8 +308,8 @@ def check_replay(sample: Sample, n: int, expected: str, what: str) -> None:
 
 def record_cassette(path: Path, n: int) -> tuple[str, float, int]:
     """Record N graded judgments against an in-process fake server (stopped on return)."""
-    from pytest_tempoeval.judge.cassettes import JudgeCassette
     from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
+    from pytest_tempoeval.judge.cassettes import JudgeCassette
     from pytest_tempoeval.testing import FakeMessagesServer
 
     items = make_items(n)
@@ -682,7 +685,8 @@ def print_profile(path: Path, title: str, args: argparse.Namespace) -> None:
 
 
 IMPORTS = (
-    "import anthropic, vcr; import pytest_tempoeval.judge.cassettes, pytest_tempoeval.judge.anthropic_judge; "
+    "import anthropic, vcr; import pytest_tempoeval.judge.cassettes, "
+    "pytest_tempoeval.judge.anthropic_judge; "
     "import vcr.stubs.httpx_stubs"
 )
 

@@ -1,4 +1,5 @@
-"""Memory bound: load and evaluate a 10,000-query gold set and a 10,000 x 100 run, peak RSS per phase.
+"""Memory bound: load and evaluate a 10,000-query gold set and a 10,000 x 100 run, peak RSS per
+phase.
 
 What is measured: peak resident memory (and wall time) of a *fresh* Python process that does what a
 test suite does with a large gold set and run:
@@ -41,8 +42,9 @@ from ``make_inputs`` in ``bench_focus_vs_tempoeval.py`` (the same generator as s
 Target: every sample's peak RSS (the largest of the three readings) stays within
 ``PEAK_RSS_BOUND_MIB`` (768 MiB). Exit status 1 otherwise, or when the cross-case check fails.
 
-To help extrapolate, each case then runs once more on ``--scale`` (2) times the queries and the corpus,
-and the script prints the marginal peak per 1,000 more queries (not checked against the bound).
+To help extrapolate, each case then runs once more on ``--scale`` (2) times the queries and the
+corpus, and the script prints the marginal peak per 1,000 more queries (not checked against the
+bound).
 ``--tracemalloc`` adds one traced, untimed run per case: Python-level (and numpy) allocations per
 phase and the allocation sites of what stays alive, to show what dominates.
 """
@@ -69,11 +71,12 @@ sys.path.insert(0, str(BENCH_DIR))
 
 from bench_common import child_environment, code_version, run_json_child
 
-# The stated bound, for the default sizes (10,000 queries x 100 docs, 100,000-document corpus). On the
-# reference machine (bench/README.md, section 5) the worst case, YAML gold + TREC run, peaked at 493-550 MiB
-# over 10 samples (how much the TREC reader's two threads overlap varies); YAML gold + JSON run 376, qrels +
-# TREC run 271-333, the floor 36. 768 MiB is ~40% above the worst sample: room for thread timing, allocator
-# and numpy/PyYAML versions, while a regression the size of one of today's loaders (~250 MiB) still fails.
+# The stated bound, for the default sizes (10,000 queries x 100 docs, 100,000-document corpus). On
+# the reference machine (bench/README.md, section 5) the worst case, YAML gold + TREC run, peaked at
+# 493-550 MiB over 10 samples (how much the TREC reader's two threads overlap varies); YAML gold +
+# JSON run 376, qrels + TREC run 271-333, the floor 36. 768 MiB is ~40% above the worst sample: room
+# for thread timing, allocator and numpy/PyYAML versions, while a regression the size of one of
+# today's loaders (~250 MiB) still fails.
 PEAK_RSS_BOUND_MIB = 768
 
 CASES = {
@@ -122,7 +125,8 @@ CHILD = textwrap.dedent(
     args = sys.argv[1:]
     tracing = len(args) > 2 and args[2] == "trace"
     import numpy  # noqa: F401
-    from pytest_tempoeval import GoldSet, Run, mrr, ndcg, precision, temporal_ndcg, temporal_precision
+    from pytest_tempoeval import GoldSet, Run, mrr, ndcg, precision, temporal_ndcg, \
+temporal_precision
     if tracing:
         import tracemalloc
         tracemalloc.start(1)
@@ -130,7 +134,8 @@ CHILD = textwrap.dedent(
     means, counted = {}, {}
     if args:
         gold_path, run_path = args[:2]
-        gold = GoldSet.from_trec_qrels(gold_path) if gold_path.endswith(".trec") else GoldSet.load(gold_path)
+        gold = GoldSet.from_trec_qrels(gold_path) if gold_path.endswith(".trec") \
+else GoldSet.load(gold_path)
         _phase("load_gold")
         run = Run.load(run_path)
         _phase("load_run")
@@ -144,25 +149,29 @@ CHILD = textwrap.dedent(
             "mrr": mrr(run, gold),
         }
         _phase("evaluate")
-        means = {name: float(result) if result.per_query else None for name, result in results.items()}
+        means = {name: float(result) if result.per_query else None \
+for name, result in results.items()}
         counted = {name: len(result.per_query) for name, result in results.items()}
         if tracing:
             top = retained.statistics("lineno")[:12]
-            trace["retained_top"] = [[str(stat.traceback[0]), stat.size, stat.count] for stat in top]
+            trace["retained_top"] = [[str(stat.traceback[0]), stat.size, stat.count] \
+for stat in top]
     status = _status()
     print(json.dumps({
         "phases": phases, "means": means, "counted": counted, "trace": trace,
-        "vmhwm_kib": status["VmHWM"], "maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "vmhwm_kib": status["VmHWM"], \
+"maxrss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }))
     """
 )
 
 
-# -- data (written by a separate child process, so the parent stays small) --------------------------
+# -- data (written by a separate child process, so the parent stays small) -------------------------
 
 
 def generate(directory: Path, n_queries: int, docs_per_query: int, corpus: int, seed: int) -> dict:
-    """Write gold.yaml, qrels.trec, run.trec and run.json into ``directory``; return their counts."""
+    """Write gold.yaml, qrels.trec, run.trec and run.json into ``directory``; return their
+    counts."""
     import numpy as np
     from bench_focus_vs_tempoeval import make_inputs
 
@@ -189,13 +198,17 @@ def generate(directory: Path, n_queries: int, docs_per_query: int, corpus: int, 
 
     with (directory / "gold.yaml").open("w") as out:
         out.write(
-            f"# Synthetic gold set for bench/bench_memory.py (seed {seed}).\nversion: 1\nname: memory-bench\nk: 10\n"
+            f"# Synthetic gold set for bench/bench_memory.py (seed {seed}).\n"
+            "version: 1\nname: memory-bench\nk: 10\n"
         )
         out.write("documents:\n")
         out.writelines(f'  d{i}: {{text: "{text}"}}\n' for i, text in enumerate(doc_text))
         out.write("queries:\n")
         out.writelines(
-            f'  - id: q{q}\n    text: "{query_text[q]}"\n    relevant: {{{", ".join(f"d{d}: {g}" for d, g in judged)}}}\n'
+            (
+                f'  - id: q{q}\n    text: "{query_text[q]}"\n'
+                f"    relevant: {{{', '.join(f'd{d}: {g}' for d, g in judged)}}}\n"
+            )
             for q, judged in enumerate(judgments)
         )
     with (directory / "qrels.trec").open("w") as out:
@@ -240,7 +253,7 @@ def _text(prefix: str, topic: int, first: int, last: int, end: str) -> str:
     return f"{prefix} {topic} {when}{end}"
 
 
-# -- children ---------------------------------------------------------------------------------------
+# -- children --------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -271,7 +284,8 @@ class Sample:
 
 
 def run_child(python: str, script: Path, args: list[str], env: dict[str, str], cwd: Path) -> Sample:
-    """Spawn ``python script args``; time it from spawn to reap and take its own rusage via wait4."""
+    """Spawn ``python script args``; time it from spawn to reap and take its own rusage via
+    wait4."""
     return Sample(*run_json_child(python, script, args, env, cwd))
 
 
@@ -296,7 +310,7 @@ def check_means(reports: dict[str, dict]) -> list[str]:
     return problems
 
 
-# -- report -----------------------------------------------------------------------------------------
+# -- report ----------------------------------------------------------------------------------------
 
 
 def median(values: list[float]) -> float:
@@ -321,19 +335,22 @@ def print_table(samples: dict[str, list[Sample]], sizes: dict, repeats: int) -> 
         for phase in PHASES if case != FLOOR else PHASES[:1]:
             print(
                 f"  {phase:32s} {median([s.phase_seconds(phase) for s in runs]):7.2f}s "
-                f"{median([s.phase_peak_mib(phase) for s in runs]):9.0f} {median([s.phase_rss_mib(phase) for s in runs]):8.0f}"
+                f"{median([s.phase_peak_mib(phase) for s in runs]):9.0f} "
+                f"{median([s.phase_rss_mib(phase) for s in runs]):8.0f}"
             )
         wall = median([s.wall for s in runs])
         wait4 = median([s.wait4_mib for s in runs])
         vmhwm = median([s.vmhwm_mib for s in runs])
         print(
-            f"  {'whole process (spawn to reap)':32s} {wall:7.2f}s {wait4:9.0f}  (wait4; VmHWM {vmhwm:.0f})"
+            f"  {'whole process (spawn to reap)':32s} {wall:7.2f}s {wait4:9.0f}  "
+            f"(wait4; VmHWM {vmhwm:.0f})"
         )
         if case != FLOOR:
             above = median([s.peak_mib for s in runs]) - floor
             per_thousand = above / (sizes["queries"] / 1000)
             print(
-                f"  peak above the floor: {above:.0f} MiB, on average {per_thousand:.1f} MiB per 1,000 queries x "
+                f"  peak above the floor: {above:.0f} MiB, "
+                f"on average {per_thousand:.1f} MiB per 1,000 queries x "
                 f"{sizes['docs_per_query']} docs (the {sizes['corpus']:,}-document corpus included)"
             )
     print(
@@ -360,9 +377,11 @@ def print_scaling(
     samples: dict[str, list[Sample]],
     sizes: dict,
 ) -> None:
-    """One more run of each case on ``--scale`` times the data: the marginal cost, for extrapolating."""
+    """One more run of each case on ``--scale`` times the data: the marginal cost, for
+    extrapolating."""
     print(
-        f"\nscaling: {args.scale}x the queries and the corpus, one run per case (not checked against the bound)"
+        f"\nscaling: {args.scale}x the queries and the corpus, one run per case "
+        "(not checked against the bound)"
     )
     scaled_dir = data_dir / f"scaled_{args.scale}x"
     scaled = write_data(args, scaled_dir, args.scale)
@@ -372,16 +391,19 @@ def print_scaling(
         base = median([s.peak_mib for s in samples[case]])
         phases = " ".join(f"{phase}={sample.phase_peak_mib(phase):.0f}" for phase in PHASES[1:])
         print(
-            f"  ({case}) {CASES[case][0]:22s} peak {sample.peak_mib:5.0f} MiB (vs {base:.0f}; after {phases}), "
-            f"wall {sample.wall:5.1f}s: marginal {(sample.peak_mib - base) / thousands:5.1f} MiB per 1,000 more queries "
-            f"x {sizes['docs_per_query']} docs (+{sizes['corpus'] / sizes['queries'] * 1000:,.0f} corpus documents)"
+            f"  ({case}) {CASES[case][0]:22s} peak {sample.peak_mib:5.0f} MiB "
+            f"(vs {base:.0f}; after {phases}), "
+            f"wall {sample.wall:5.1f}s: marginal {(sample.peak_mib - base) / thousands:5.1f} MiB "
+            f"per 1,000 more queries x {sizes['docs_per_query']} docs "
+            f"(+{sizes['corpus'] / sizes['queries'] * 1000:,.0f} corpus documents)"
         )
 
 
 def print_trace(case: str, report: dict) -> None:
     trace = report["trace"]
     print(
-        f"\ntracemalloc, case ({case}) {CASES[case][0]} (traced run, untimed; MiB of Python + numpy allocations):"
+        f"\ntracemalloc, case ({case}) {CASES[case][0]} "
+        "(traced run, untimed; MiB of Python + numpy allocations):"
     )
     for phase in PHASES[1:]:
         peak, alive = trace[phase]["peak"] / 2**20, trace[phase]["current"] / 2**20
@@ -392,7 +414,7 @@ def print_trace(case: str, report: dict) -> None:
         print(f"    {size / 2**20:7.1f} MiB {count:9d} blocks  {where}")
 
 
-# -- main -------------------------------------------------------------------------------------------
+# -- main ------------------------------------------------------------------------------------------
 
 
 def main() -> None:
@@ -473,7 +495,8 @@ def main() -> None:
 
 
 def write_data(args: argparse.Namespace, directory: Path, factor: int = 1) -> dict:
-    """Have a separate process write the files (the parent must not hold the data); print their sizes."""
+    """Have a separate process write the files (the parent must not hold the data); print their
+    sizes."""
     start = time.perf_counter()
     directory.mkdir(parents=True, exist_ok=True)
     written = subprocess.run(
@@ -500,8 +523,10 @@ def write_data(args: argparse.Namespace, directory: Path, factor: int = 1) -> di
         f"{name} {(directory / name).stat().st_size / 2**20:.1f} MiB" for name in DATA_FILES
     )
     print(
-        f"data: {sizes['queries']:,} queries x {sizes['docs_per_query']} docs ({sizes['run_lines']:,} run lines), "
-        f"{sizes['corpus']:,} gold documents with texts, {sizes['judgments']:,} judgments, seed {args.seed}; "
+        f"data: {sizes['queries']:,} queries x {sizes['docs_per_query']} docs "
+        f"({sizes['run_lines']:,} run lines), "
+        f"{sizes['corpus']:,} gold documents with texts, {sizes['judgments']:,} judgments, "
+        f"seed {args.seed}; "
         f"written in {time.perf_counter() - start:.1f}s by a separate process\nfiles: {files}"
     )
     return sizes
@@ -546,7 +571,8 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> bool:
             sample = run_child(args.python, script, case_args(case, data_dir), env, data_dir)
             samples[case].append(sample)
             print(
-                f"  repeat {repeat + 1}/{args.repeats} {case:5s} wall {sample.wall:6.2f}s  peak {sample.peak_mib:5.0f} MiB "
+                f"  repeat {repeat + 1}/{args.repeats} {case:5s} wall {sample.wall:6.2f}s  "
+                f"peak {sample.peak_mib:5.0f} MiB "
                 f"(wait4 {sample.wait4_mib:.0f}, VmHWM {sample.vmhwm_mib:.0f})  "
                 + " ".join(
                     f"{p}={v['seconds']:.2f}s/{v['maxrss_kib'] / 1024:.0f}"
@@ -570,7 +596,8 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> bool:
 
     parent_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"\nparent's own peak RSS: {parent_mib:.0f} MiB (ru_maxrss of a child can include it; VmHWM cannot)"
+        f"\nparent's own peak RSS: {parent_mib:.0f} MiB "
+        "(ru_maxrss of a child can include it; VmHWM cannot)"
     )
     worst = max((s for case in CASES for s in samples[case]), key=lambda s: s.peak_mib)
     over = [
@@ -581,7 +608,8 @@ def run_bench(args: argparse.Namespace, data_dir: Path) -> bool:
     ]
     verdict = "MET" if not over else "NOT MET (" + ", ".join(over) + " MiB)"
     print(
-        f"largest peak of any sample: {worst.peak_mib:.0f} MiB; bound {args.bound_mib:.0f} MiB: {verdict}"
+        f"largest peak of any sample: {worst.peak_mib:.0f} MiB; "
+        f"bound {args.bound_mib:.0f} MiB: {verdict}"
     )
     return bool(over or problems)
 

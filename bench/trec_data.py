@@ -60,7 +60,8 @@ def write_trec_files(
 
 
 def _distinct_docs(rng: np.random.Generator, rows: int, width: int, corpus_size: int) -> np.ndarray:
-    """Draw ``width`` distinct doc numbers per row (trec_eval rejects duplicates within a ranking)."""
+    """Draw ``width`` distinct doc numbers per row (trec_eval rejects duplicates within a
+    ranking)."""
     docs = rng.integers(0, corpus_size, size=(rows, width * 2))
     out = np.empty((rows, width), dtype=np.int64)
     for row in range(rows):

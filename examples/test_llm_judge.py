@@ -1,13 +1,15 @@
-"""LLM-judge thresholds, replayed from a shipped cassette: deterministic, free and offline.
+r"""LLM-judge thresholds, replayed from a shipped cassette: deterministic, free and offline.
 
 The cassette in fixtures/cassettes/test_llm_judge/ was recorded against the loopback fake Messages
 API (``pytest_tempoeval.testing``, grades = 4 x year overlap), not against Claude, so anyone can
 re-record it without a key:
 
-    python -m pytest_tempoeval.testing &          # prints ANTHROPIC_BASE_URL=http://127.0.0.1:PORT
-    ANTHROPIC_BASE_URL=... ANTHROPIC_API_KEY=fake pytest examples/test_llm_judge.py --tempoeval-record-mode=all
+    python -m pytest_tempoeval.testing &  # prints ANTHROPIC_BASE_URL=http://127.0.0.1:PORT
+    ANTHROPIC_BASE_URL=... ANTHROPIC_API_KEY=fake pytest examples/test_llm_judge.py \
+        --tempoeval-record-mode=all
 
-Recorded against the real API (drop ANTHROPIC_BASE_URL, set a real key), the same tests judge with Claude.
+Recorded against the real API (drop ANTHROPIC_BASE_URL, set a real key), the same tests judge with
+Claude.
 """
 
 import pytest

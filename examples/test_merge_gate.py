@@ -25,7 +25,8 @@ def test_reranker_has_not_regressed(tempoeval_gold: GoldSet, tempoeval_baseline)
     run = Run.from_retriever(
         TemporalReranker(bm25, tempoeval_gold.documents).search, tempoeval_gold, k=10
     )
-    # Small wobbles (a tie broken differently) pass; a drop of 0.01 or more that is significant fails.
+    # Small wobbles (a tie broken differently) pass; a drop of 0.01 or more that is significant
+    # fails.
     tempoeval_baseline.check(temporal_ndcg(run, tempoeval_gold, k=10), max_drop=0.01)
     tempoeval_baseline.check(temporal_precision(run, tempoeval_gold, k=5), max_drop=0.01)
     tempoeval_baseline.check(ndcg(run, tempoeval_gold, k=10), max_drop=0.01)

@@ -9,18 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-_FUNCTIONS = (
-    "temporal_ndcg",
-    "temporal_precision",
-    "temporal_recall",
-    "temporal_mrr",
-    "temporal_map",
-    "ndcg",
-    "precision",
-    "recall",
-    "mrr",
-    "average_precision",
-)
+from pytest_tempoeval.metrics import FUNCTIONS as METRIC_FUNCTIONS
+
 _ERRORS = (
     "TempoEvalError",
     "FocusTimeError",
@@ -42,8 +32,8 @@ _EXPORTS = {
     "GoldDocument": "data.gold_schema",
     "Run": "data.run",
     "MetricResult": "metrics.results",
-    **dict.fromkeys(_FUNCTIONS, "metrics.functions"),
-    **{f"assert_{name}": "metrics.functions" for name in _FUNCTIONS},
+    **dict.fromkeys(METRIC_FUNCTIONS, "metrics.functions"),
+    **{f"assert_{name}": "metrics.functions" for name in METRIC_FUNCTIONS},
     "AnthropicJudge": "judge.anthropic_judge",
     "BaselineStore": "gate.baselines",
     "assert_no_regression": "gate.baselines",

@@ -1,6 +1,7 @@
 """pytest entry point (``pytest11: tempoeval``).
 
-Kept thin on purpose, like pytest-recording's: options, markers, fixtures and hooks only. Nothing heavy
+Kept thin on purpose, like pytest-recording's: options, markers, fixtures and hooks only. Nothing
+heavy
 (numpy, anthropic, vcrpy) is imported here, so a suite that never uses the plugin pays nothing; the
 modules doing the work are imported inside the hooks and fixtures that need them.
 """
@@ -17,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.files import write_atomically
 from pytest_tempoeval.metrics.checks import active_recorders
 from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession
 
@@ -37,7 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--tempoeval-record-mode",
         choices=RECORD_MODES,
         default="none",
-        help="LLM-judge cassettes: 'none' replays only (default); once/new_episodes/all record as vcrpy does.",
+        help="LLM-judge cassettes: 'none' replays only (default); once/new_episodes/all record "
+        "as vcrpy does.",
     )
     group.addoption(
         "--tempoeval-update-baseline",
@@ -50,12 +51,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--tempoeval-markdown",
         metavar="PATH",
-        help="Write the metric summary as markdown to PATH (also appended to $GITHUB_STEP_SUMMARY when set).",
+        help="Write the metric summary as markdown to PATH (also appended to "
+        "$GITHUB_STEP_SUMMARY when set).",
     )
     group.addoption(
         "--tempoeval-html",
         metavar="PATH",
-        help="Write a self-contained HTML report to PATH: per-query charts against the baselines, worst queries.",
+        help="Write a self-contained HTML report to PATH: per-query charts against the "
+        "baselines, worst queries.",
     )
     parser.addini(
         "tempoeval_gold", "Default gold set for the tempoeval_gold fixture (path from rootdir)."
@@ -65,7 +68,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini(
         "tempoeval_cassette_serializer",
-        "Cassette format: yaml (default, pytest-recording's) or json (replays ~2.5x faster: big suites).",
+        "Cassette format: yaml (default, pytest-recording's) or json (faster replay, for big "
+        "suites).",
         default="yaml",
     )
     parser.addini(
@@ -84,7 +88,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture loads (path from rootdir).",
+        "tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture loads "
+        "(path from rootdir).",
     )
     config.stash[SESSION] = TempoEvalSession()
     config.pluginmanager.register(_PassedTests(config.stash[SESSION]), "tempoeval-passed-tests")
@@ -101,13 +106,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if marker.args or unknown or not isinstance(gold, (str, os.PathLike)):
                 raise pytest.UsageError(
                     f"{item.nodeid}: @pytest.mark.tempoeval takes one keyword argument, gold=PATH "
-                    f"(a string path to a YAML/JSON gold set); got args={marker.args!r}, kwargs={marker.kwargs!r}"
+                    f"(a string path to a YAML/JSON gold set); got args={marker.args!r}, "
+                    f"kwargs={marker.kwargs!r}"
                 )
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Note which baseline files the selected tests own, for the report of unused ones. One stat when
-    the project has no baseline directory."""
+    """Note which baseline files the selected tests own, for the report of unused ones (one stat
+    when the project has no baseline directory)."""
     directory = _baseline_dir(session.config)
     if not directory.is_dir():
         return
@@ -159,13 +165,11 @@ def pytest_assertrepr_compare(
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash[SESSION]
-    if hasattr(config, "workerinput"):
+    if hasattr(config, "workerinput") or not (state.rows or state.judged or state.unused):
         return
     from pytest_tempoeval.reports.text import judge_line, terminal_lines, unused_lines
 
     rows, judging, unused = state.sorted_rows(), judge_line(state.judge_stats), state.unused
-    if not rows and not judging and not unused:
-        return
     terminalreporter.section("tempoeval")
     for line in terminal_lines(rows) if rows else []:
         terminalreporter.write_line(line)
@@ -187,44 +191,23 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         and not session.shouldfail
         and not config.option.collectonly
     )
-    state.unused = unused = _unused_baselines(config)  # globbed once: the summary reuses it
-    rows = state.sorted_rows()
-    if path := config.getoption("tempoeval_report"):
-        from pytest_tempoeval.reports import json_report
+    if state.complete:  # a partial run proves nothing unused
+        directory = _baseline_dir(config)
+        shown = Path(config.getini("tempoeval_baseline_dir")).as_posix()
+        state.unused = [f"{shown}/{name}" for name in state.unused_baselines(directory)]
+    paths = {
+        "json_path": config.getoption("tempoeval_report"),
+        "html_path": config.getoption("tempoeval_html"),
+        "markdown_path": config.getoption("tempoeval_markdown"),
+    }
+    if any(paths.values()):
+        from pytest_tempoeval.reports.writer import write_reports
 
-        json_report.write(Path(path), rows, state.judge_stats, unused)
-    if not (config.getoption("tempoeval_html") or config.getoption("tempoeval_markdown")):
-        return
-    from pytest_tempoeval.reports.text import judge_line
-
-    judging = judge_line(state.judge_stats)
-    if path := config.getoption("tempoeval_html"):
-        from pytest_tempoeval.reports.html import render
-
-        write_atomically(Path(path), render(rows, judging, unused))
-    if path := config.getoption("tempoeval_markdown"):
-        from pytest_tempoeval.reports.text import markdown
-
-        text = markdown(rows, judging, unused)
-        write_atomically(Path(path), text)
-        if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
-            with open(summary, "a", encoding="utf-8") as out:
-                out.write(text)
+        write_reports(state.sorted_rows(), state.judge_stats, state.unused, **paths)
 
 
 def _baseline_dir(config: pytest.Config) -> Path:
     return config.rootpath / config.getini("tempoeval_baseline_dir")
-
-
-def _unused_baselines(config: pytest.Config) -> list[str]:
-    state = config.stash[SESSION]
-    if not state.selected_baselines or not state.complete:  # a partial run proves nothing unused
-        return []
-    directory = _baseline_dir(config)
-    return [
-        f"{Path(config.getini('tempoeval_baseline_dir')).as_posix()}/{name}"
-        for name in state.unused_baselines(directory)
-    ]
 
 
 class _PassedTests:
@@ -253,7 +236,7 @@ class _XdistHooks:
             self.state.merge_worker_output(payload)
 
 
-# -- fixtures -----------------------------------------------------------------------------------------
+# -- fixtures --------------------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -265,7 +248,8 @@ def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
     if not raw:
         pytest.fail(
             f"{request.node.nodeid}: the tempoeval_gold fixture needs a gold set: add "
-            "@pytest.mark.tempoeval(gold='path/to/gold.yaml') or set tempoeval_gold in the pytest ini",
+            "@pytest.mark.tempoeval(gold='path/to/gold.yaml') or set tempoeval_gold in the "
+            "pytest ini",
             pytrace=False,
         )
     state = request.config.stash[SESSION]

@@ -133,6 +133,11 @@ class TempoEvalSession:
 
         return record, rows
 
+    @property
+    def judged(self) -> bool:
+        """Whether any judge asked or answered anything this session."""
+        return any(self.judge_stats.values())
+
     def add_judge_stats(self, stats: Any) -> None:
         for counter in JUDGE_COUNTERS:
             self.judge_stats[counter] += getattr(stats, counter)
@@ -191,6 +196,8 @@ class TempoEvalSession:
         tests that ran and passed without checking them, and, in modules selected whole, files no
         test of the module owns (a test renamed or removed). ``-k`` and node ids narrow this; a
         skipped or failed test's file is not reported."""
+        if not self.selected_baselines:
+            return []
         ran = {
             per_test_path(directory, test, ".json").relative_to(directory).as_posix()
             for test in self.passed_tests

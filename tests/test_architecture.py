@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.metadata
 import inspect
 import pkgutil
 from pathlib import Path
@@ -22,6 +23,7 @@ LAYERS = ("foundations", "data", "metrics", "judge", "gate", "surface")
 FOUNDATIONS = {"pytest_tempoeval.errors", "pytest_tempoeval.files", "pytest_tempoeval.constants"}
 SURFACE = {
     "pytest_tempoeval",
+    "pytest_tempoeval.focus_time",  # an alias of data.focus_time, for an import path docs showed
     "pytest_tempoeval.plugin",
     "pytest_tempoeval.session",
     "pytest_tempoeval.testing",
@@ -119,6 +121,20 @@ def test_the_checker_sees_imports_inside_functions() -> None:
     """The graph must include lazy imports: the plugin imports the gate only inside a fixture."""
     assert "pytest_tempoeval.gate.baselines" in GRAPH["pytest_tempoeval.plugin"]
     assert "pytest_tempoeval.data.readers.trec" in GRAPH["pytest_tempoeval.data.goldset"]
+
+
+def test_documented_import_paths_still_work() -> None:
+    from pytest_tempoeval.focus_time import FocusTime
+    from pytest_tempoeval.metrics import TemporalNDCG, TemporalPrecision
+    from pytest_tempoeval.testing import FakeMessagesServer, Fault
+
+    assert FocusTime is pytest_tempoeval.FocusTime
+    assert TemporalNDCG.__module__ == TemporalPrecision.__module__
+    assert FakeMessagesServer and Fault
+    entry_points = importlib.metadata.entry_points(group="pytest11")
+    assert {point.value for point in entry_points if point.name == "tempoeval"} == {
+        "pytest_tempoeval.plugin"
+    }
 
 
 def test_every_exception_and_warning_lives_in_errors_and_is_exported() -> None:

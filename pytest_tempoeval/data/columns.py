@@ -1,8 +1,9 @@
 """Columnar storage shared by runs and gold sets, and the exact hash index the joins use.
 
-Ids are UTF-8 bytes in numpy ``S`` arrays. For comparisons they are also viewed as rows of big-endian
-uint64 words ("id words"): comparing word rows lexicographically is comparing the byte strings with
-``strcmp`` (the order trec_eval breaks score ties in), and integers compare far faster than strings.
+Ids are UTF-8 bytes in numpy ``S`` arrays. For comparisons they are also viewed as rows of
+big-endian uint64 words ("id words"): comparing word rows lexicographically is comparing the byte
+strings with ``strcmp`` (the order trec_eval breaks score ties in), and integers compare far faster
+than strings.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def widen(words: np.ndarray, n_words: int) -> np.ndarray:
 
 
 def hash_words(words: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
-    """A 64-bit hash per row (multiply-xorshift). Collisions are possible: callers verify matches."""
+    """A 64-bit hash per row (multiply-xorshift). Collisions happen: callers verify matches."""
     with np.errstate(over="ignore"):
         if salt is None:
             state = np.zeros(words.shape[0], dtype=np.uint64)
@@ -160,7 +161,8 @@ def match_within_groups(
 ) -> np.ndarray:
     """For every left row, the right row of the same group with the same id (-1 when none).
 
-    Group ``i`` is ``left[left_offsets[i]:left_offsets[i+1]]`` against ``right[right_offsets[i]:...]``.
+    Group ``i`` is ``left[left_offsets[i]:left_offsets[i+1]]`` against
+    ``right[right_offsets[i]:right_offsets[i+1]]``.
     Every left id is compared with every right id of its group, in padded blocks of groups of
     similar sizes: exact, and sequential in memory, which beats hashing when groups are short
     (a ranking of 100 against 20 judgments). Right ids must be distinct within a group.
@@ -213,7 +215,8 @@ def match_within_groups(
 def _padded_rows(
     starts: np.ndarray, lengths: np.ndarray, width: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of each group padded to ``width`` (padding repeats the first row), and validity."""
+    """Row indices of each group padded to ``width`` (padding repeats the first row), and which
+    are real."""
     columns = np.arange(width)
     valid = columns[None, :] < lengths[:, None]
     return starts[:, None] + np.where(valid, columns[None, :], 0), valid
@@ -376,13 +379,14 @@ def _duplicates_in(groups: np.ndarray, words: np.ndarray, offset: int) -> list[t
     return pairs
 
 
-# -- trec_eval's ranking order ----------------------------------------------------------------------
+# -- trec_eval's ranking order ---------------------------------------------------------------------
 
 
 def trec_eval_order(
     groups: np.ndarray, scores: np.ndarray, words: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (contiguous per query) in trec_eval's order: score descending, ties by doc id descending.
+    """Rows (contiguous per query) in trec_eval's order: score descending, ties by doc id
+    descending.
 
     Runs are usually written sorted by score, with ties in whatever order the system produced. So
     this checks first; then, if only ties are out of order, sorts each run of tied rows by doc id
@@ -392,7 +396,8 @@ def trec_eval_order(
         return words, scores
     same_query = groups[1:] == groups[:-1]
     if np.any(same_query & (scores[1:] > scores[:-1])):
-        # Keys, least significant first: doc id descending (~words ascending), score descending, query.
+        # Keys, least significant first: doc id descending (~words ascending), score descending,
+        # query.
         keys = [~words[:, column] for column in reversed(range(words.shape[1]))]
         order = np.lexsort((*keys, -scores, groups))
         return words[order], scores[order]

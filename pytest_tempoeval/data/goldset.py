@@ -1,4 +1,4 @@
-"""GoldSet: a golden query set (queries, their focus times and graded judgments, document annotations).
+"""GoldSet: a golden query set (queries with focus times and graded judgments, documents).
 
 Build one from a YAML or JSON file (:meth:`GoldSet.load`, format in ``docs/gold-set.md``), from the
 same structure as Python data (:meth:`GoldSet.from_dict`), from a TREC qrels file

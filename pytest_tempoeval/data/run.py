@@ -38,7 +38,7 @@ TREC_RUN_FORMAT = "qid Q0 docid rank score tag"  # (the TREC reader is imported 
 
 
 class Run(Mapping[str, list[str]]):
-    """Ranked doc ids per query. Behaves as a read-only mapping ``query id -> [doc ids in rank order]``."""
+    """Ranked doc ids per query: a read-only mapping ``query id -> [doc ids in rank order]``."""
 
     def __init__(self, rankings: Mapping[Any, Any] | Run, *, source: str = "<run>") -> None:
         if isinstance(rankings, Run):
@@ -81,7 +81,8 @@ class Run(Mapping[str, list[str]]):
 
     @classmethod
     def from_json(cls, path: str | Path) -> Run:
-        """JSON ``{"q1": ["d1", ...]}``, ``{"q1": {"d1": 12.5, ...}}`` or ``{"q1": [["d1", 12.5], ...]}``.
+        """JSON ``{"q1": ["d1", ...]}``, ``{"q1": {"d1": 12.5, ...}}`` or
+        ``{"q1": [["d1", 12.5], ...]}``.
 
         Errors name the line of the offending result (or of its query). Duplicate keys, which
         ``json.loads`` would silently drop, are errors too.
@@ -258,17 +259,19 @@ class Run(Mapping[str, list[str]]):
         return self._memo[key]
 
 
-# -- helpers ------------------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------------------
 
 
 def _remember_text(
     texts: dict[str, str], doc_id: str, text: str, source: str, query_id: str, rank: int
 ) -> None:
-    """One text per doc id: the same doc with two texts in one run is an error, not a silent pick."""
+    """One text per doc id: the same doc with two texts in one run is an error, not a silent
+    pick."""
     if texts.setdefault(doc_id, text) != text:
         raise _run_error(
             source,
-            f"query {query_id!r}, rank {rank}: doc {doc_id!r} comes with two different texts in this run",
+            f"query {query_id!r}, rank {rank}: doc {doc_id!r} comes with two different texts in "
+            "this run",
             query_id,
             rank,
         )
@@ -387,7 +390,8 @@ def _read_ranking(
                 if not _finite(second):
                     raise _run_error(
                         source,
-                        f"query {query_id!r}, rank {rank}: doc {raw_doc!r} has score {_short(second)}; "
+                        f"query {query_id!r}, rank {rank}: doc {raw_doc!r} has score "
+                        f"{_short(second)}; "
                         "scores must be finite numbers (within float range)",
                         query_id,
                         rank,

@@ -3,7 +3,8 @@
 A file (``<baseline dir>/<test module>/<test name>.json``) holds one entry per checked result:
 per-query scores, the mean, k, mode, the gold set's fingerprint and the judge model. The gate is
 one-sided. A check fails only when the mean dropped by more than ``max_drop`` and, when 10 or more
-queries are paired, the drop is significant (:mod:`.randomization`, p < ``alpha``). With fewer queries a
+queries are paired, the drop is significant (:mod:`.randomization`, p < ``alpha``). With fewer
+queries a
 test has too little power to mean anything, so ``max_drop`` alone decides.
 
 Files are written only with ``--tempoeval-update-baseline``, atomically (temporary file, then
@@ -77,7 +78,8 @@ class BaselineComparison:
             else f"no significance test under {MIN_QUERIES_FOR_TEST} queries"
         )
         return (
-            f"{self.key}: {self.baseline:.4f} -> {self.current:.4f} ({self.delta:+.4f}; drop allowed "
+            f"{self.key}: {self.baseline:.4f} -> {self.current:.4f} ({self.delta:+.4f}; "
+            "drop allowed "
             f"{self.max_drop:g}), {test}, {self.queries} paired queries"
         )
 
@@ -212,7 +214,8 @@ class BaselineStore:
         key = name or f"{result.label} {result.mode}"
         if key in self._entries:
             raise BaselineError(
-                f"{self.test_id}: {key} is checked twice in this test; pass name=... to tell them apart"
+                f"{self.test_id}: {key} is checked twice in this test; "
+                "pass name=... to tell them apart"
             )
         entry = entry_for(result)
         self._entries[key] = entry
@@ -245,8 +248,9 @@ class BaselineStore:
             same_metric = [k for k, e in entries.items() if e.get("metric") == entry["metric"]]
             if same_metric:
                 raise BaselineError(
-                    f"{self.path}: re-baseline: the baseline has {', '.join(same_metric)} but the test now "
-                    f"checks {key} (k or mode changed). If that is intended, run: {self.update_command}"
+                    f"{self.path}: re-baseline: the baseline has {', '.join(same_metric)} but the "
+                    f"test now checks {key} (k or mode changed). If that is intended, run: "
+                    f"{self.update_command}"
                 )
             raise BaselineError(
                 f"{self.path}: no baseline for {key} yet. Create it with: {self.update_command}"
@@ -266,7 +270,8 @@ class BaselineStore:
                 )
                 raise BaselineError(
                     f"{self.path}: re-baseline: the {what} changed since the baseline of {key} "
-                    f"({shown[0]} -> {shown[1]}); scores are not comparable. If the change is intended, "
+                    f"({shown[0]} -> {shown[1]}); scores are not comparable. "
+                    "If the change is intended, "
                     f"run: {self.update_command}"
                 )
         return stored
@@ -283,7 +288,8 @@ class BaselineStore:
             lines.extend(
                 f"    {query}: {old:.4f} -> {new:.4f} ({new - old:+.4f})"
                 + (
-                    f"  [no longer counted: {result.excluded.get(query, 'not in the result')}; scored 0]"
+                    f"  [no longer counted: {result.excluded.get(query, 'not in the result')}; "
+                    "scored 0]"
                     if query in lost
                     else ""
                 )
@@ -316,19 +322,22 @@ class BaselineStore:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise BaselineError(
-                f"{self.path}:{error.lineno}: the baseline is not valid JSON ({error.msg}). It was left as it "
+                f"{self.path}:{error.lineno}: the baseline is not valid JSON ({error.msg}). "
+                "It was left as it "
                 f"is: fix it (see git history), or rewrite it with: {self.update_command}"
             ) from None
         except (ValueError, RecursionError) as error:  # a 4,301-digit number; 100,000 nested '['
             raise BaselineError(
-                f"{self.path}: the baseline is not valid JSON ({type(error).__name__}: {str(error)[:80]}). It was "
-                f"left as it is: fix it (see git history), or rewrite it with: {self.update_command}"
+                f"{self.path}: the baseline is not valid JSON "
+                f"({type(error).__name__}: {str(error)[:80]}). It was left as it is: fix it "
+                f"(see git history), or rewrite it with: {self.update_command}"
             ) from None
         self._stored = _validated(data, self.path, self.update_command)
         owner = self._stored.get("test")
         if self.test_id and owner and owner != self.test_id:
             raise BaselineError(
-                f"{self.path}: this baseline belongs to {owner}, not {self.test_id}: two tests map to one file "
+                f"{self.path}: this baseline belongs to {owner}, not {self.test_id}: "
+                "two tests map to one file "
                 "(same module name in two directories?). Rename one test module."
             )
         return self._stored
@@ -365,7 +374,8 @@ def baseline_path(directory: Path, test: str) -> Path:
 def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
     def broken(problem: str) -> BaselineError:
         return BaselineError(
-            f"{path}: not a tempoeval baseline: {problem}. It was left as it is; rewrite it with: {command}"
+            f"{path}: not a tempoeval baseline: {problem}. It was left as it is; "
+            f"rewrite it with: {command}"
         )
 
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
@@ -394,6 +404,7 @@ def _finite(value: float) -> bool:
 def assert_no_regression(
     result: Any, baseline: BaselineStore, **options: Any
 ) -> BaselineComparison:
-    """``baseline.check(result, ...)`` as a function: ``assert_no_regression(result, tempoeval_baseline)``."""
+    """``baseline.check(result, ...)`` as a function:
+    ``assert_no_regression(result, tempoeval_baseline)``."""
     __tracebackhide__ = True  # failures point at the test's line, not here
     return baseline.check(result, **options)

@@ -3,8 +3,8 @@
 - Prompts are the seed prompts (graded 0-4 for nDCG, a binary verdict for precision).
 - Replies are parsed strictly: an invalid one is asked again once, then :class:`JudgeError` carries
   the raw reply. A failure is never scored 0.
-- Identical (model, prompt) pairs are judged once per judge (the ``tempoeval_judge`` fixture gives each
-  test its own judge and cassette, so a test's cassette holds everything it needs).
+- Identical (model, prompt) pairs are judged once per judge (the ``tempoeval_judge`` fixture gives
+  each test its own judge and cassette, so a test's cassette holds everything it needs).
 - Many judgments run concurrently on asyncio, at most ``max_concurrency`` at a time.
 
 The SDK is imported on first use, so the plugin stays light for suites that never judge.
@@ -50,9 +50,10 @@ class JudgeStats:
 
 
 class AnthropicJudge:
-    """An LLM judge on the Messages API. Pass ``client`` to use your own ``anthropic.AsyncAnthropic``
-    (custom HTTP options, a proxy); ``cassette`` to answer from, and record into, a
-    :class:`~pytest_tempoeval.judge.cassettes.JudgeCassette` (what the ``tempoeval_judge`` fixture does)."""
+    """An LLM judge on the Messages API. Pass ``client`` to use your own
+    ``anthropic.AsyncAnthropic`` (custom HTTP options, a proxy); ``cassette`` to answer from, and
+    record into, a :class:`~pytest_tempoeval.judge.cassettes.JudgeCassette` (what the
+    ``tempoeval_judge`` fixture does)."""
 
     def __init__(
         self,
@@ -164,7 +165,8 @@ class AnthropicJudge:
                     and isinstance(error, NoValidAnswer)
                 ):
                     error = type(error)(
-                        f"{error} (replayed from {self.cassette.path}; re-record with: {self.cassette.command})"
+                        f"{error} (replayed from {self.cassette.path}; "
+                        f"re-record with: {self.cassette.command})"
                     )
                 if str(error).startswith(where):
                     raise error from None
@@ -270,7 +272,8 @@ class AnthropicJudge:
         else:
             coroutine.close()
             raise JudgeError(
-                "a synchronous judge call was made inside a running event loop; use the async method"
+                "a synchronous judge call was made inside a running event loop; "
+                "use the async method"
             )
 
         async def main() -> Any:
@@ -296,7 +299,8 @@ class AnthropicJudge:
             }
             if "api_key" not in options and not os.environ.get("ANTHROPIC_API_KEY"):
                 raise JudgeError(
-                    "the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to record judgments"
+                    "the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to "
+                    "record judgments"
                 )
             self._clients[loop] = anthropic.AsyncAnthropic(**options)
         return self._clients[loop]

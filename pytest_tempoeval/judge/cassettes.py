@@ -2,7 +2,7 @@
 
 - A cassette per test, at ``<tempoeval_cassette_dir>/<test module>/<test name>.yaml``
   (pytest-recording's layout, with ``Class.`` before the name of a method; ``.json`` when vcrpy's
-  JSON serializer is chosen: a replay ~2.5x faster for big cassettes).
+  JSON serializer is chosen: faster to replay, for big cassettes).
 - A judgment is looked up by its request body (JSON-normalised, as vcrpy's body matcher compares
   it), so a changed prompt, document or model is a miss, never a wrong answer. In record mode
   ``none`` a miss fails at once with :class:`JudgeCassetteError`.
@@ -10,8 +10,8 @@
   ``x-api-key`` or account headers), and error responses are never recorded.
 - The judge reads and writes the file itself (:class:`JudgeCassette`) instead of patching HTTP with
   vcrpy: a replayed judgment is a dict lookup with no SDK import, and recording skips vcrpy's
-  per-request deep copies (about 45% of a recording's CPU). The files are written with vcrpy's own
-  serializers and stay standard cassettes: stock ``vcr.use_cassette(path, record_mode="none",
+  per-request deep copies (a large share of a recording's CPU). The files are written with vcrpy's
+  own serializers and stay standard cassettes: stock ``vcr.use_cassette(path, record_mode="none",
   match_on=MATCH_ON)`` replays them (tested).
 """
 
@@ -32,7 +32,7 @@ from pytest_tempoeval.files import per_test_path, write_atomically
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
 # Only these headers are stored: nothing secret or account-specific can slip through under a new
 # header name, recordings do not depend on the machine (host, SDK and Python versions), and a
-# cassette is about 2.5x smaller, so it loads faster.
+# cassette is several times smaller, so it loads faster.
 KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 KEPT_RESPONSE_HEADERS = ("content-type",)
 RECORD_MODES = ("none", "once", "new_episodes", "all")
@@ -41,6 +41,7 @@ CANONICAL_API = (
     "https://api.anthropic.com"  # where every request is stored as sent, whatever the base URL
 )
 MESSAGES_PATH = "/v1/messages"
+_NO_RECORDING_INTO_EXISTING = "does not record into an existing cassette"
 
 
 def cassette_path(directory: Path, test: str, serializer: str = "yaml") -> Path:
@@ -120,12 +121,13 @@ class JudgeCassette:
     def miss(self) -> JudgeCassetteError:
         if not self._interactions and not self.path.exists():
             return JudgeCassetteError(
-                f"the cassette {self.path} does not exist (record mode {self.record_mode!r} replays only). "
+                f"the cassette {self.path} does not exist "
+                f"(record mode {self.record_mode!r} replays only). "
                 f"Record it with: {self.command}"
             )
         return JudgeCassetteError(
             f"this judgment is not in the cassette {self.path} (record mode {self.record_mode!r} "
-            f"{'replays only' if self.record_mode == 'none' else 'does not record into an existing cassette'}; "
+            f"{'replays only' if self.record_mode == 'none' else _NO_RECORDING_INTO_EXISTING}; "
             f"a changed prompt, document or model is a miss). Re-record with: {self.command}"
         )
 
@@ -196,9 +198,8 @@ class JudgeCassette:
 
 @contextmanager
 def _no_cyclic_gc() -> Iterator[None]:
-    """Loading builds ~50 containers per interaction, none in a cycle; with the cyclic GC on, each
-    collection rescans everything built so far and the load grows superlinearly (3,000 interactions:
-    1.9 s with it, 0.6 s without)."""
+    """Loading builds dozens of containers per interaction, none in a cycle; with the cyclic GC on,
+    each collection rescans everything built so far and the load grows superlinearly."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -226,7 +227,8 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
         where = f"{path}:{line}" if line else str(path)
         whole = re.sub(r"--tempoeval-record-mode=\w+", "--tempoeval-record-mode=all", command)
         return JudgeCassetteError(
-            f"{where}: not a readable cassette: {problem}. It was left as it is: fix it, or re-record it whole with: {whole}"
+            f"{where}: not a readable cassette: {problem}. It was left as it is: fix it, or "
+            f"re-record it whole with: {whole}"
         )
 
     try:
@@ -303,7 +305,7 @@ def _sort_key(interaction: dict[str, Any]) -> tuple[str, str, str]:
 
 
 def _text(body: Any) -> str:
-    """A vcrpy body: a string, or ``{"string": ...}``; anything else (a damaged file) reads as ""."""
+    """A vcrpy body: a string, or ``{"string": ...}``; anything else (a damaged file) is ""."""
     if isinstance(body, dict):
         body = body.get("string", "")
     if isinstance(body, bytes):

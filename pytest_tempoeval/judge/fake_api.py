@@ -315,7 +315,7 @@ def _prompt_text(body: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    """``python -m pytest_tempoeval.testing``: serve the fake API until interrupted (for recording)."""
+    """``python -m pytest_tempoeval.testing``: serve the fake API until interrupted."""
     import argparse
 
     parser = argparse.ArgumentParser(description="Loopback fake of the Anthropic Messages API.")

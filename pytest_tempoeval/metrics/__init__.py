@@ -13,35 +13,25 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+# The metric functions; each also has an ``assert_`` form.
+FUNCTIONS = (
+    "temporal_ndcg",
+    "temporal_precision",
+    "temporal_recall",
+    "temporal_mrr",
+    "temporal_map",
+    "ndcg",
+    "precision",
+    "recall",
+    "mrr",
+    "average_precision",
+)
 _EXPORTS = {
     "TemporalNDCG": "tempoeval_compat",
     "TemporalPrecision": "tempoeval_compat",
     "MetricResult": "results",
-    **dict.fromkeys(
-        (
-            "temporal_ndcg",
-            "temporal_precision",
-            "temporal_recall",
-            "temporal_mrr",
-            "temporal_map",
-            "ndcg",
-            "precision",
-            "recall",
-            "mrr",
-            "average_precision",
-            "assert_temporal_ndcg",
-            "assert_temporal_precision",
-            "assert_temporal_recall",
-            "assert_temporal_mrr",
-            "assert_temporal_map",
-            "assert_ndcg",
-            "assert_precision",
-            "assert_recall",
-            "assert_mrr",
-            "assert_average_precision",
-        ),
-        "functions",
-    ),
+    **dict.fromkeys(FUNCTIONS, "functions"),
+    **{f"assert_{name}": "functions" for name in FUNCTIONS},
 }
 
 __all__ = sorted(_EXPORTS)  # noqa: PLE0605 (one list of names: the lazy table above)

@@ -36,7 +36,8 @@ def run_of_gold(run: Run, gold: GoldSet) -> np.ndarray:
                         run.source,
                         run.line_of(query_id),
                         f"query {query_id!r} is not in the gold set {gold.path} "
-                        f"({len(position)} queries); remove it from the run or add it to the gold set",
+                        f"({len(position)} queries); remove it from the run or add it to the "
+                        "gold set",
                     )
                 )
             run_of[gold_index] = run_index

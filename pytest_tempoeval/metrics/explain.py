@@ -50,7 +50,7 @@ def format_score(value: float | None) -> str:
 
 
 def format_relevance(value: float | None) -> str:
-    """A document's relevance: "?" unknown, integers plainly, fractions with 3 significant digits."""
+    """A document's relevance: "?" unknown, integers plainly, else 3 significant digits."""
     if value is None:
         return "?"
     return str(int(value)) if value == int(value) else f"{value:.3g}"

@@ -41,8 +41,8 @@ def focus_index(gold: GoldSet) -> FocusIndex:
 
 
 def _build_focus_index(gold: GoldSet) -> FocusIndex:
-    # Interned by the years' frozenset (hash cached, compared in C), with C-level loops: 100,000
-    # document focus times take milliseconds.
+    # Interned by the years' frozenset (hash cached, compared in C), with C-level loops: no Python
+    # work per document beyond one dict lookup.
     no_time = frozenset()
     query_years = [
         no_time if q.focus_time is None else q.focus_time.years for q in gold.queries.values()
@@ -255,7 +255,8 @@ def add_retrieved_to_pool(
     relevance: np.ndarray,
     relevant: np.ndarray,
 ) -> None:
-    """Retrieved documents outside the gold set but with a focus time (from their text) join the pool."""
+    """Retrieved documents outside the gold set but with a focus time (from their text) join the
+    pool."""
     outside = codes >= len(index.universe)
     if not outside.any():
         return

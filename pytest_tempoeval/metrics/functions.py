@@ -37,7 +37,7 @@ RunLike = Run | Mapping[str, Any] | str | Path
 GoldLike = GoldSet | str | Path
 
 
-# -- temporal metrics -------------------------------------------------------------------------------
+# -- temporal metrics ------------------------------------------------------------------------------
 
 
 def temporal_ndcg(
@@ -49,7 +49,8 @@ def temporal_ndcg(
     gain: str = "linear",
     strict: bool = False,
 ) -> MetricResult:
-    """Temporal nDCG@k. focus_time: relevance 4·Jaccard(QFT, DFT); gold: graded judgments; llm: judge grade."""
+    """Temporal nDCG@k. Relevance, by mode: focus_time 4·Jaccard(QFT, DFT); gold the graded
+    judgments; llm the judge's grade."""
     run, gold, k = _inputs(run, gold, k)
     _check_choice("gain", gain, kernels.GAINS)
     relevance = _relevance(run, gold, k, mode, judge, strict=strict, modes=TEMPORAL_MODES)
@@ -65,7 +66,8 @@ def temporal_precision(
     threshold: float = 0.0,
     strict: bool = False,
 ) -> MetricResult:
-    """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard > threshold if > 0)."""
+    """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard >
+    threshold when threshold > 0)."""
     run, gold, k = _inputs(run, gold, k)
     relevance = _relevance(
         run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True
@@ -82,7 +84,8 @@ def temporal_recall(
     threshold: float = 0.0,
     strict: bool = False,
 ) -> MetricResult:
-    """Temporal R@k: temporally relevant documents in the top k / all known temporally relevant documents."""
+    """Temporal R@k: temporally relevant documents in the top k / all known temporally relevant
+    documents."""
     run, gold, k = _inputs(run, gold, k)
     relevance = _relevance(run, gold, k, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.recall(relevance.relevant, relevance.n_relevant, k)
@@ -99,7 +102,8 @@ def temporal_mrr(
     threshold: float = 0.0,
     strict: bool = False,
 ) -> MetricResult:
-    """Reciprocal rank of the first temporally relevant document (whole ranking unless k is given)."""
+    """Reciprocal rank of the first temporally relevant document (whole ranking unless k is
+    given)."""
     run, gold, depth = _inputs(run, gold, k, cutoff=False)
     relevance = _relevance(run, gold, depth, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.reciprocal_rank(relevance.relevant, k)
@@ -125,7 +129,7 @@ def temporal_map(
     )
 
 
-# -- gold-judgment metrics (trec_eval semantics) ----------------------------------------------------
+# -- gold-judgment metrics (trec_eval semantics) ---------------------------------------------------
 
 
 def ndcg(run: RunLike, gold: GoldLike, k: int | None = None, gain: str = "linear") -> MetricResult:
@@ -195,11 +199,12 @@ assert_mrr = _checked(mrr)
 assert_average_precision = _checked(average_precision)
 
 
-# -- shared plumbing --------------------------------------------------------------------------------
+# -- shared plumbing -------------------------------------------------------------------------------
 
 
 def _inputs(run: RunLike, gold: GoldLike, k: Any, cutoff: bool = True) -> tuple[Run, GoldSet, int]:
-    """Normalise arguments. Returns the depth to judge: k for cutoff metrics, else the longest ranking."""
+    """Normalise arguments. Returns the depth to read: k for cutoff metrics, else the longest
+    ranking."""
     if not isinstance(gold, GoldSet):
         if isinstance(gold, (str, Path)):
             gold = GoldSet.load(gold)

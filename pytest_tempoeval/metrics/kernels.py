@@ -1,6 +1,7 @@
 """Metric kernels: pure functions over relevance matrices, one row per query (ranx-style).
 
-Inputs are ``gains[q, i]``: the relevance of the document at rank ``i + 1`` of query ``q`` (0 past the
+Inputs are ``gains[q, i]``: the relevance of the document at rank ``i + 1`` of query ``q`` (0 past
+the
 end of a short ranking), ``ideal[q, i]``: the best achievable relevances sorted descending, and
 ``n_relevant[q]``: how many relevant documents the query has. Every convention is stated here once.
 """
@@ -19,7 +20,8 @@ GAINS = ("linear", "exponential")
 
 
 def gain_values(relevance: np.ndarray, gain: str) -> np.ndarray:
-    """Linear gain ``rel`` (seed formula, trec_eval) or exponential ``2**rel - 1`` (Burges, TempoEval's code)."""
+    """Linear gain ``rel`` (seed formula, trec_eval) or exponential ``2**rel - 1`` (Burges,
+    TempoEval's code)."""
     if gain == "linear":
         return relevance
     return np.exp2(relevance) - 1.0
@@ -51,14 +53,16 @@ def precision(relevant: np.ndarray, k: int) -> np.ndarray:
 
 
 def recall(relevant: np.ndarray, n_relevant: np.ndarray, k: int | None) -> np.ndarray:
-    """R@k = relevant documents in the top k / all relevant documents of the query (trec_eval recall_k)."""
+    """R@k = relevant documents in the top k / all relevant documents of the query (trec_eval
+    ``recall_k``)."""
     top = relevant if k is None else relevant[:, :k]
     with np.errstate(invalid="ignore", divide="ignore"):
         return top.sum(axis=1) / n_relevant
 
 
 def reciprocal_rank(relevant: np.ndarray, k: int | None) -> np.ndarray:
-    """1 / rank of the first relevant document (0 if none in the top k). ``k=None``: the whole ranking
+    """1 / rank of the first relevant document (0 if none in the top k). ``k=None``: the whole
+    ranking
     (trec_eval ``recip_rank``)."""
     top = relevant if k is None else relevant[:, :k]
     found = top.any(axis=1)
@@ -68,7 +72,8 @@ def reciprocal_rank(relevant: np.ndarray, k: int | None) -> np.ndarray:
 
 def average_precision(relevant: np.ndarray, n_relevant: np.ndarray, k: int | None) -> np.ndarray:
     """AP = sum of P@i at the ranks i of relevant documents / all relevant documents of the query.
-    ``k=None``: the whole ranking (trec_eval ``map``); otherwise ranks <= k (trec_eval ``map_cut``)."""
+    ``k=None``: the whole ranking (trec_eval ``map``); otherwise ranks <= k (trec_eval
+    ``map_cut``)."""
     top = (relevant if k is None else relevant[:, :k]).astype(np.float64)
     if top.shape[1] == 0:
         return np.zeros(top.shape[0])

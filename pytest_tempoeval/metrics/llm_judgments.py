@@ -1,4 +1,4 @@
-"""How llm mode gets its judgments: the judge protocol the metrics call, and strict reading of replies.
+"""How llm mode gets its judgments: the judge protocol metrics call, and strict reading of replies.
 
 A reply is valid JSON with an in-range value, or it is an error. TempoEval scores an unparsable
 reply as 0, which silently turns a broken judge into a bad retriever; here an invalid reply is asked

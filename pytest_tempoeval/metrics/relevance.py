@@ -119,8 +119,8 @@ def gold_relevance(
 def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -> np.ndarray:
     """[groups, depth] largest grades of each group, descending, zero-padded.
 
-    Grades are small non-negative integers, so (group, grade descending) packs into one int64 key and
-    one plain sort (no argsort, no per-group padding) orders a million judgments.
+    Grades are small non-negative integers, so (group, grade descending) packs into one int64 key
+    and one plain sort (no argsort, no per-group padding) orders a million judgments.
     """
     lengths = np.diff(offsets)
     out = np.zeros((lengths.size, depth))

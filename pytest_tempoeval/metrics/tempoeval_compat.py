@@ -1,12 +1,14 @@
 """Drop-in replacements for TempoEval's ``TemporalNDCG`` and ``TemporalPrecision``.
 
 They take exactly the seed inputs (``qft``/``dfts``, ``retrieved_ids``/``gold_ids``,
-``query``/``retrieved_docs``/``temporal_focus``, ``k``), so every example of the TempoEval pages runs
-with only its import changed. Differences from TempoEval's code, all deliberate:
+``query``/``retrieved_docs``/``temporal_focus``, ``k``), so every example of the TempoEval pages
+runs with only its import changed. Differences from TempoEval's code, all deliberate:
 
-- nDCG uses linear gain by default (the documented formula); ``gain="exponential"`` gives TempoEval's.
+- nDCG uses linear gain by default (the documented formula); ``gain="exponential"`` gives
+  TempoEval's.
 - With ``qft``/``dfts`` the ideal ranking is over all ``dfts`` given, not only the top k retrieved.
-- Precision divides by k (the documented formula), also in LLM mode (TempoEval's code weights by rank).
+- Precision divides by k (the documented formula), also in LLM mode (TempoEval's code weights by
+  rank).
 - A judge failure raises :class:`JudgeError`; it is never scored 0. Results are never rounded.
 - A query with nothing relevant (IDCG 0) or no focus time gives a NaN :class:`MetricResult` whose
   comparisons raise with the reason, instead of a silent 0.0.
@@ -55,7 +57,8 @@ class _SeedMetric:
         except RuntimeError:
             return asyncio.run(self.acompute(**inputs))
         raise MetricError(
-            f"{type(self).__name__}.compute() was called inside an event loop; use await .acompute(...)"
+            f"{type(self).__name__}.compute() was called inside an event loop; "
+            "use await .acompute(...)"
         )
 
     async def acompute(self, **inputs: Any) -> MetricResult:
@@ -141,7 +144,8 @@ class TemporalPrecision(_SeedMetric):
         super().__init__(use_focus_time, not use_focus_time, llm)
         if not 0.0 <= relevance_threshold < 1.0:
             raise MetricError(
-                f"relevance_threshold is a Jaccard similarity in [0, 1), got {relevance_threshold!r}"
+                "relevance_threshold is a Jaccard similarity in [0, 1), "
+                f"got {relevance_threshold!r}"
             )
         self.relevance_threshold = relevance_threshold
 
@@ -172,7 +176,7 @@ class TemporalPrecision(_SeedMetric):
         return _single(self.name, k, "llm", sum(verdicts) / k, "")
 
 
-# -- helpers ----------------------------------------------------------------------------------------
+# -- helpers ---------------------------------------------------------------------------------------
 
 
 def _single(name: str, k: int, mode: str, score: float | None, reason: str) -> MetricResult:
@@ -240,7 +244,8 @@ async def _judge_all(
 
 
 async def _ask(llm: Any, prompt: str) -> Any:
-    """Ask any judge with TempoEval's provider interface (``agenerate``/``generate``, or their ``_json`` forms)."""
+    """Ask any judge with TempoEval's provider interface (``agenerate``/``generate``, or their
+    ``_json`` forms)."""
     for method in ("agenerate", "agenerate_json", "generate", "generate_json"):
         function = getattr(llm, method, None)
         if function is not None:

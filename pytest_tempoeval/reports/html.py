@@ -22,7 +22,8 @@ MAX_POINTS = 2000  # past this, every query that dropped is drawn but the others
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em; color: #1d2733; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.1em; margin-top: 2.2em; }
-table { border-collapse: collapse; margin: .6em 0; } td, th { padding: .25em .6em; text-align: left; }
+table { border-collapse: collapse; margin: .6em 0; }
+td, th { padding: .25em .6em; text-align: left; }
 th { border-bottom: 2px solid #c9d1d9; } tr + tr td { border-top: 1px solid #e6e9ed; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.nowrap { white-space: nowrap; } td.id { min-width: 20em; overflow-wrap: anywhere; }
@@ -32,7 +33,8 @@ svg { background: #fafbfc; border: 1px solid #e6e9ed; }
 svg .grid { stroke: #e6e9ed; } svg text { font-size: 11px; fill: #5b6673; }
 svg .baseline { stroke: #8c959f; stroke-width: 2; } svg .current { fill: #1f6feb; }
 svg .regressed { fill: #d1242f; } svg .drop { stroke: #d1242f; stroke-width: 1; opacity: .6; }
-.legend span { margin-right: 1.2em; } .swatch { display: inline-block; width: .8em; height: .8em; margin-right: .3em; }
+.legend span { margin-right: 1.2em; }
+.swatch { display: inline-block; width: .8em; height: .8em; margin-right: .3em; }
 """
 
 
@@ -79,7 +81,9 @@ def _summary_table(rows: Sequence[CheckRow]) -> str:
             optional_number(row.baseline),
             delta_cell(row.delta),
             optional_number(row.p_value),
-            f'<span class="{row.status}">{row.status}</span> <span class="note">{escape(row.note)}</span>',
+            _element("span", {"class": row.status}, row.status)
+            + " "
+            + _element("span", {"class": "note"}, escape(row.note)),
         ]
         body.append(
             "<tr>"
@@ -110,7 +114,10 @@ def _verdict(row: CheckRow) -> str:
     if row.baseline is None:
         return f"Needed {row.op} {row.threshold:g}." if row.op != "drop <=" else "Baseline written."
     p = "" if row.p_value is None else f", p = {row.p_value:.4g}"
-    return f"Baseline {row.baseline:.4f}, delta {row.delta:+.4f}{p}, drop allowed {row.threshold:g}. {row.note}".strip()
+    return (
+        f"Baseline {row.baseline:.4f}, delta {row.delta:+.4f}{p}, "
+        f"drop allowed {row.threshold:g}. {row.note}"
+    ).strip()
 
 
 def chart(row: CheckRow) -> str:
@@ -134,59 +141,60 @@ def chart(row: CheckRow) -> str:
 
     marks = []
     for level in (0.0, 0.25, 0.5, 0.75, 1.0):
-        marks.append(
-            f'<line class="grid" x1="{MARGIN}" x2="{WIDTH - MARGIN}" y1="{y(level):.1f}" y2="{y(level):.1f}"/>'
-        )
-        marks.append(
-            f'<text x="{MARGIN - 6}" y="{y(level) + 4:.1f}" text-anchor="end">{level:g}</text>'
-        )
+        marks.append(_segment("grid", MARGIN, WIDTH - MARGIN, y(level), y(level)))
+        label = {"x": MARGIN - 6, "y": f"{y(level) + 4:.1f}", "text-anchor": "end"}
+        marks.append(_element("text", label, f"{level:g}"))
     radius = 3.5 if len(queries) <= 200 else 2.0
     for i, query in enumerate(queries):
         score, cx = row.per_query[query], x(i)
-        label = escape(query)
         if query in baseline:
             old = baseline[query]
-            marks.append(
-                f'<line class="baseline" x1="{cx - radius:.1f}" x2="{cx + radius:.1f}" y1="{y(old):.1f}" y2="{y(old):.1f}"/>'
-            )
+            marks.append(_segment("baseline", cx - radius, cx + radius, y(old), y(old)))
             if query in dropped:
-                marks.append(
-                    f'<line class="drop" x1="{cx:.1f}" x2="{cx:.1f}" y1="{y(old):.1f}" y2="{y(score):.1f}"/>'
-                )
-            tip = f"{label}: {old:.4f} → {score:.4f}"
+                marks.append(_segment("drop", cx, cx, y(old), y(score)))
+            tip = f"{query}: {old:.4f} → {score:.4f}"
         else:
-            tip = f"{label}: {score:.4f}"
+            tip = f"{query}: {score:.4f}"
         kind = "regressed" if query in dropped else "current"
-        marks.append(
-            f'<circle class="{kind}" cx="{cx:.1f}" cy="{y(score):.1f}" r="{radius}"><title>{tip}</title></circle>'
-        )
+        point = {"class": kind, "cx": f"{cx:.1f}", "cy": f"{y(score):.1f}", "r": radius}
+        marks.append(_element("circle", point, _element("title", {}, escape(tip))))
     caption = "queries, lowest baseline first" if baseline else "queries, lowest score first"
-    marks.append(
-        f'<text x="{WIDTH / 2:.0f}" y="{HEIGHT - 8}" text-anchor="middle">{caption} ({len(row.per_query)})</text>'
-    )
-    legend = (
-        '<p class="legend"><span><span class="swatch" style="background:#1f6feb"></span>score</span>'
-        + (
-            '<span><span class="swatch" style="background:#8c959f"></span>baseline</span>'
-            f'<span><span class="swatch" style="background:#d1242f"></span>dropped ({len(dropped)})</span>'
-            if baseline
-            else ""
-        )
-        + "</p>"
-    )
-    svg = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'role="img" aria-label="per-query scores of {escape(row.metric)}">'
-        + "".join(marks)
-        + "</svg>"
-    )
-    return svg + legend
+    place = {"x": f"{WIDTH / 2:.0f}", "y": HEIGHT - 8, "text-anchor": "middle"}
+    marks.append(_element("text", place, f"{caption} ({len(row.per_query)})"))
+    keys = [_swatch("#1f6feb", "score")]
+    if baseline:
+        keys += [_swatch("#8c959f", "baseline"), _swatch("#d1242f", f"dropped ({len(dropped)})")]
+    svg = {
+        "xmlns": "http://www.w3.org/2000/svg",
+        "width": WIDTH,
+        "height": HEIGHT,
+        "viewBox": f"0 0 {WIDTH} {HEIGHT}",
+        "role": "img",
+        "aria-label": f"per-query scores of {row.metric}",
+    }
+    return _element("svg", svg, "".join(marks)) + _element("p", {"class": "legend"}, "".join(keys))
+
+
+def _element(tag: str, attributes: dict[str, object], content: str | None = None) -> str:
+    """An element; attribute values are escaped here, ``content`` is markup already. No content
+    makes a self-closing element (SVG shapes); HTML elements pass "" at least."""
+    attrs = "".join(f' {name}="{escape(str(value))}"' for name, value in attributes.items())
+    return f"<{tag}{attrs}/>" if content is None else f"<{tag}{attrs}>{content}</{tag}>"
+
+
+def _segment(kind: str, x1: float, x2: float, y1: float, y2: float) -> str:
+    coordinates = {"x1": x1, "x2": x2, "y1": y1, "y2": y2}
+    return _element("line", {"class": kind} | {k: f"{v:.1f}" for k, v in coordinates.items()})
+
+
+def _swatch(color: str, label: str) -> str:
+    swatch = _element("span", {"class": "swatch", "style": f"background:{color}"}, "")
+    return f"<span>{swatch}{escape(label)}</span>"
 
 
 def _worst_table(row: CheckRow) -> str:
-    lines = [
-        '<table class="worst"><tr><th>query</th><th>score</th><th>baseline</th><th>retrieved (relevance)</th><th>ideal</th></tr>'
-    ]
+    head = ("query", "score", "baseline", "retrieved (relevance)", "ideal")
+    lines = ['<table class="worst"><tr>' + "".join(f"<th>{name}</th>" for name in head) + "</tr>"]
     for entry in row.worst:
         query = entry["query"]
         old = row.baseline_per_query.get(query)

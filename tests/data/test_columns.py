@@ -83,7 +83,8 @@ def test_parse_floats_equals_python_float(value: object) -> None:
 
 
 def test_long_judgment_lists_take_the_hash_index_path() -> None:
-    # 300 judgments against a 2-document ranking: too many comparisons, so the hash index joins them.
+    # 300 judgments against a 2-document ranking: too many comparisons, so the hash index joins
+    # them.
     relevant = {f"d{i}": 1 + i % 3 for i in range(300)}
     gold = GoldSet.from_dict({"queries": [{"id": "q", "relevant": relevant}]})
     result = ndcg(Run({"q": ["d299", "zzz"]}), gold, k=2)

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_tempoeval.errors import FocusTimeError, TempoEvalError
 from pytest_tempoeval.data.focus_time import (
     MAX_YEAR,
     MIN_YEAR,
@@ -18,6 +17,7 @@ from pytest_tempoeval.data.focus_time import (
     TEXT_YEAR_MIN,
     FocusTime,
 )
+from pytest_tempoeval.errors import FocusTimeError, TempoEvalError
 
 
 def span(start: int, end: int) -> set[int]:

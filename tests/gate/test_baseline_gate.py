@@ -27,7 +27,7 @@ def exact_p(baseline, current) -> float:
     return sum(total <= observed + 1e-9 for total in sums) / len(sums)
 
 
-# -- the p-value --------------------------------------------------------------------------------------
+# -- the p-value -----------------------------------------------------------------------------------
 
 
 def test_hand_computed_three_queries() -> None:
@@ -69,7 +69,7 @@ def test_sampled_p_is_close_to_exact_and_deterministic() -> None:
     )  # 10,000 draws: sd ~0.005
 
 
-# -- the gate -----------------------------------------------------------------------------------------
+# -- the gate --------------------------------------------------------------------------------------
 
 
 def test_a_significant_drop_beyond_max_drop_regresses_and_lists_queries_worst_first() -> None:
@@ -150,9 +150,10 @@ def test_a_query_the_result_no_longer_counts_scores_zero_not_nothing() -> None:
     assert comparison.p_value == 1 / 64
 
 
-# -- simulated suites ---------------------------------------------------------------------------------
-# Per-query "difficulty" q ~ U(0.2, 0.95); a system's score is q plus its own noise, clipped to [0, 1].
-# Under no change, baseline and current are two independent runs of the same system: exchangeable.
+# -- simulated suites ------------------------------------------------------------------------------
+# Per-query "difficulty" q ~ U(0.2, 0.95); a system's score is q plus its own noise, clipped to
+# [0, 1]. Under no change, baseline and current are two independent runs of the same system:
+# exchangeable.
 
 
 def simulate(
@@ -202,7 +203,7 @@ def test_a_drop_of_005_concentrated_on_a_fifth_of_the_queries_is_detected() -> N
     assert {query for query, _, _ in comparison.regressed[:10]} == {f"q{i:03d}" for i in range(10)}
 
 
-# -- BaselineStore's own error paths ------------------------------------------------------------------
+# -- BaselineStore's own error paths ---------------------------------------------------------------
 
 
 def result_for(values: list[float], judge_model: str | None = None):
@@ -226,7 +227,10 @@ def test_a_changed_judge_model_asks_for_a_re_baseline(tmp_path) -> None:
     reader = BaselineStore(tmp_path / "b.json", update=False, test_id="t.py::t")
     with pytest.raises(
         BaselineError,
-        match=r"re-baseline: the judge model changed .*claude-haiku-5-5 -> claude-opus.*--tempoeval-update-baseline",
+        match=(
+            r"re-baseline: the judge model changed .*claude-haiku-5-5 -> claude-opus"
+            r".*--tempoeval-update-baseline"
+        ),
     ):
         reader.check(result_for([0.8] * 12, judge_model="claude-opus-4-5"))
 

@@ -29,7 +29,8 @@ from pytest_tempoeval import Run, temporal_ndcg
 
 @pytest.mark.tempoeval(gold="gold.yaml")
 def test_llm(tempoeval_gold, tempoeval_judge):
-    result = temporal_ndcg(Run({"q2016": ["d2020", "d2016"]}), tempoeval_gold, k=2, mode="llm", judge=tempoeval_judge)
+    result = temporal_ndcg(Run({"q2016": ["d2020", "d2016"]}), tempoeval_gold, k=2, mode="llm", \
+judge=tempoeval_judge)
     print("SCORE", repr(float(result)), tempoeval_judge.stats)
 """
 CASSETTE = Path("fixtures/cassettes/test_judged/test_llm.yaml")
@@ -379,7 +380,8 @@ from pathlib import Path
 from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
 cassette = JudgeCassette(Path({str(path)!r}), "once", save_every=0.3)
-AnthropicJudge(api_key={SENTINEL!r}, base_url={server.base_url!r}, max_concurrency=2, cassette=cassette).grade_all({items!r})
+AnthropicJudge(api_key={SENTINEL!r}, base_url={server.base_url!r}, max_concurrency=2, \
+cassette=cassette).grade_all({items!r})
 cassette.save()
 """,
             ]

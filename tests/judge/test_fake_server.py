@@ -124,3 +124,26 @@ def test_response_carries_account_headers_that_cassettes_must_drop(
 def test_base_url_needs_a_running_server() -> None:
     with pytest.raises(RuntimeError, match="not running"):
         _ = FakeMessagesServer().base_url
+
+
+def test_python_dash_m_serves_the_fake_api() -> None:
+    """``python -m pytest_tempoeval.testing``, the documented way to record by hand."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pytest_tempoeval.testing"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        line = child.stdout.readline().strip()
+        assert line.startswith("ANTHROPIC_BASE_URL=http://127.0.0.1:"), line
+        client = anthropic.Anthropic(api_key=SENTINEL_KEY, base_url=line.split("=", 1)[1])
+        reply = client.messages.create(
+            model="claude-haiku-4-5",
+            max_tokens=200,
+            messages=[{"role": "user", "content": graded_prompt("In 2020?", "The 2020 vote.")}],
+        )
+        assert json.loads(reply.content[0].text)["relevance_score"] == 4
+    finally:
+        child.terminate()
+        child.wait(timeout=10)

@@ -1,4 +1,5 @@
-"""AnthropicJudge and mode='llm', live against the loopback fake Messages API (no cassettes here)."""
+"""AnthropicJudge and mode='llm', live against the loopback fake Messages API (no cassettes
+here)."""
 
 import asyncio
 import json

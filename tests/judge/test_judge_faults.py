@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from pytest_tempoeval import JudgeError
-from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
+from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
 KEY = "test-sentinel-key"
@@ -119,7 +119,10 @@ def test_an_invalid_stored_reply_fails_replay_with_the_cassette_and_new_episodes
     replay = AnthropicJudge(cassette=JudgeCassette(path, "none", "RERECORD"))
     with pytest.raises(
         JudgeError,
-        match=r"outside 0\.\.4.*raw reply.*9.*replayed from .*edited\.yaml; re-record with: RERECORD",
+        match=(
+            r"outside 0\.\.4.*raw reply.*9.*replayed from .*edited\.yaml;"
+            r" re-record with: RERECORD"
+        ),
     ):
         replay.grade_all(ITEMS)
 

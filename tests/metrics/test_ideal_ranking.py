@@ -1,4 +1,5 @@
-"""The ideal ranking an explanation shows is the one the score was measured against, in every mode."""
+"""The ideal ranking an explanation shows is the one the score was measured against, in every
+mode."""
 
 from __future__ import annotations
 

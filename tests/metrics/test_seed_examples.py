@@ -1,6 +1,7 @@
 """Every example of the seed pages runs with only its import changed, and gives the right value.
 
-Seeds: ``shared/seeds`` (TempoEval's Temporal NDCG@K and Temporal Precision@K pages, an nDCG explainer).
+Seeds: ``shared/seeds`` (TempoEval's Temporal NDCG@K and Temporal Precision@K pages, an nDCG
+explainer).
 """
 
 import asyncio

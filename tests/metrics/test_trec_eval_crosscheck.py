@@ -82,7 +82,8 @@ def test_every_query_agrees_with_trec_eval(
     result = MEASURES[measure](Run.load(run_path), GoldSet.from_trec_qrels(qrels_path))
     nothing_relevant = {f"q{q}" for q in range(0, N_QUERIES, 97)}
     assert set(result.excluded) == nothing_relevant
-    # A judged query missing from the run counts as an empty ranking (trec_eval -c); trec_eval skips it.
+    # A judged query missing from the run counts as an empty ranking (trec_eval -c); trec_eval
+    # skips it.
     assert set(result.per_query) == (set(reference) - nothing_relevant) | {"q_not_run"}
     assert result.per_query["q_not_run"] == 0.0 and result.extra["missing_queries"] == 1
     worst = max(

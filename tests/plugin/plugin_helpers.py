@@ -30,7 +30,7 @@ def write_gold(pytester: pytest.Pytester, name: str = "gold.yaml", text: str = G
     pytester.makefile(".yaml", **{name.removesuffix(".yaml"): text})
 
 
-# -- a suite with baselines: 12 queries, so the gate's randomization test applies ----------------------
+# -- a suite with baselines: 12 queries, so the gate's randomization test applies ------------------
 
 QUERIES = 12
 BASELINE_GOLD = (
@@ -53,11 +53,13 @@ from pytest_tempoeval import Run, ndcg
 
 def run_for(gold):
     worse = int(os.environ.get("WORSE", "0"))
-    return Run({q: ([f"x{i}", f"d{i}"] if i < worse else [f"d{i}", f"x{i}"]) for i, q in enumerate(sorted(gold.queries))})
+    return Run({q: ([f"x{i}", f"d{i}"] if i < worse else [f"d{i}", f"x{i}"]) \
+for i, q in enumerate(sorted(gold.queries))})
 
 @pytest.mark.tempoeval(gold="gold.yaml")
 def test_gate(tempoeval_gold, tempoeval_baseline):
-    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=int(os.environ.get("K", "2"))))
+    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, \
+k=int(os.environ.get("K", "2"))))
 
 @pytest.mark.tempoeval(gold="gold.yaml")
 def test_other(tempoeval_gold, tempoeval_baseline):
@@ -68,7 +70,8 @@ def test_other(tempoeval_gold, tempoeval_baseline):
 def make_baseline_suite(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> pytest.Pytester:
-    """Two tests checking nDCG@2 against baselines in ``base/``; env WORSE and K change their runs."""
+    """Two tests checking nDCG@2 against baselines in ``base/``; env WORSE and K change their
+    runs."""
     monkeypatch.delenv("WORSE", raising=False)
     monkeypatch.delenv("K", raising=False)
     pytester.makeini("[pytest]\ntempoeval_baseline_dir = base\n")

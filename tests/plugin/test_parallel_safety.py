@@ -17,10 +17,12 @@ from pytest_tempoeval import Run, ndcg, temporal_ndcg
 @pytest.mark.tempoeval(gold="gold.yaml")
 @pytest.mark.parametrize("worse", range(8))
 def test_case(tempoeval_gold, tempoeval_baseline, tempoeval_judge, worse):
-    run = Run({q: ([f"x{i}", f"d{i}"] if i < worse else [f"d{i}", f"x{i}"]) for i, q in enumerate(sorted(tempoeval_gold.queries))})
+    run = Run({q: ([f"x{i}", f"d{i}"] if i < worse else [f"d{i}", f"x{i}"]) \
+for i, q in enumerate(sorted(tempoeval_gold.queries))})
     assert ndcg(run, tempoeval_gold, k=2) >= 0.5
     tempoeval_baseline.check(ndcg(run, tempoeval_gold, k=2))
-    tempoeval_baseline.check(temporal_ndcg(run, tempoeval_gold, k=2, mode="llm", judge=tempoeval_judge))
+    tempoeval_baseline.check(temporal_ndcg(run, tempoeval_gold, k=2, mode="llm", \
+judge=tempoeval_judge))
 """
 REPORTS = (
     "--tempoeval-report=out/report.json",

@@ -27,7 +27,10 @@ def test_missing_baseline_fails_with_the_command_to_create_it(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*no baseline yet. Create it with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline*"
+            (
+                "*no baseline yet. Create it with: pytest 'test_module.py::test_gate'"
+                " --tempoeval-update-baseline*"
+            )
         ]
     )
     assert not (suite.path / GATE).exists()
@@ -61,7 +64,10 @@ def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
         [
-            "test_module.py::test_gate * ndcg@2 * 1.0000 * drop <= 0 * 1.0000 * +0.0000 * 1.0000 * pass*"
+            (
+                "test_module.py::test_gate * ndcg@2 * 1.0000 * drop <= 0 * 1.0000 * +0.0000"
+                " * 1.0000 * pass*"
+            )
         ]
     )
 
@@ -126,7 +132,10 @@ def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*re-baseline: the baseline has ndcg@2 gold but the test now checks ndcg@1 gold (k or mode changed)*"
+            (
+                "*re-baseline: the baseline has ndcg@2 gold but the test now checks ndcg@1 gold"
+                " (k or mode changed)*"
+            )
         ]
     )
     monkeypatch.delenv("K")
@@ -137,7 +146,10 @@ def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
         [
-            "*re-baseline: the gold set changed since the baseline of ndcg@2 gold*--tempoeval-update-baseline*"
+            (
+                "*re-baseline: the gold set changed since the baseline of ndcg@2 gold"
+                "*--tempoeval-update-baseline*"
+            )
         ]
     )
 
@@ -153,7 +165,10 @@ def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*test_gate.json:3: the baseline is not valid JSON*It was left as it is*--tempoeval-update-baseline*"
+            (
+                "*test_gate.json:3: the baseline is not valid JSON*It was left as it is"
+                "*--tempoeval-update-baseline*"
+            )
         ]
     )
     assert corrupt.read_text() == '{\n  "version": 1,\n  "results": {oops}\n}\n'

@@ -27,7 +27,8 @@ def test_passing_helper_returns_true(tempoeval_gold):
     run = Run({"q2020": ["a2020"], "q2016": ["a2016"]})
     assert (assert_temporal_ndcg(run, tempoeval_gold, k=2) >= 0.9) is True
 """
-# q2020: a2016 (0) then a2020 (4): DCG = 4/log2(3) = 2.5237, IDCG = 4 -> 0.6309; q2016: 1.0; mean 0.8155.
+# q2020: a2016 (0) then a2020 (4): DCG = 4/log2(3) = 2.5237, IDCG = 4 -> 0.6309;
+# q2016: 1.0; mean 0.8155.
 FIRST_LINE = (
     "temporal_ndcg@2 [focus_time] = 0.8155, needed >= 0.9; 2 queries counted, 0 excluded; "
     "worst: q2020 0.631, q2016 1.000"

@@ -84,7 +84,8 @@ def test_html_report_without_baselines(pytester: pytest.Pytester, xdist: list[st
 
         @pytest.mark.tempoeval(gold="gold.yaml")
         def test_threshold(tempoeval_gold):
-            assert ndcg(Run({"q2020": ["a2016", "a2020"], "q2016": ["a2016"]}), tempoeval_gold, k=2) >= 0.5
+            assert ndcg(Run({"q2020": ["a2016", "a2020"], "q2016": ["a2016"]}), \
+tempoeval_gold, k=2) >= 0.5
         """
     )
     pytester.runpytest(*xdist, "--tempoeval-html=out/report.html").assert_outcomes(passed=1)

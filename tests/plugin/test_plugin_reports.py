@@ -43,8 +43,14 @@ def test_terminal_summary_lists_every_check(pytester: pytest.Pytester, xdist: li
             r".*=+ tempoeval =+",
             r"test\s+metric\s+mode\s+queries\s+score\s+threshold\s+baseline\s+delta\s+p\s+status\s+note",
             r"test_reports.py::test_bad\s+ndcg@2\s+gold\s+2\s+0.5000\s+>= 0.8\s+-\s+-\s+-\s+FAIL",
-            r"test_reports.py::test_good\s+temporal_ndcg@2\s+focus_time\s+2\s+1.0000\s+>= 0.9\s+-\s+-\s+-\s+pass",
-            r"test_reports.py::test_good\s+temporal_precision@2\s+focus_time\s+2\s+0.5000\s+>= 0.5\s+-\s+-\s+-\s+pass",
+            (
+                r"test_reports.py::test_good\s+temporal_ndcg@2\s+focus_time\s+2\s+1.0000\s+>= 0.9"
+                r"\s+-\s+-\s+-\s+pass"
+            ),
+            (
+                r"test_reports.py::test_good\s+temporal_precision@2\s+focus_time\s+2\s+0.5000"
+                r"\s+>= 0.5\s+-\s+-\s+-\s+pass"
+            ),
             r"3 metric checks, 1 failed",
         ]
     )

@@ -1,4 +1,5 @@
-"""Under pytest-xdist, workers' checks reach the controller, which reports exactly as a serial run."""
+"""Under pytest-xdist, workers' checks reach the controller, which reports exactly as a serial
+run."""
 
 import pytest
 from test_plugin_reports import run_suite

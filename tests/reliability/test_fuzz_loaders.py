@@ -1,4 +1,5 @@
-"""Fuzzing every file loader: malformed input raises the loader's documented error, fast, nowhere else.
+"""Fuzzing every file loader: malformed input raises the loader's documented error, fast, nowhere
+else.
 
 Each loader gets mutated copies of a few valid files (lines deleted, duplicated, swapped; bytes
 inserted; tokens replaced by nasty values; JSON/YAML trees with wrong types, missing and extra keys,
@@ -9,8 +10,9 @@ TypeError, RecursionError, a yaml error, a crash, a hang) is a bug.
 
 The bugs this found are fixed: 17 minimal files that raised undocumented ValueError, OverflowError,
 TypeError or AttributeError (kept in ``FOUND_BUGS`` as regression tests), and 100,000 nested '['
-that raised RecursionError in two loaders and crashed libyaml's composer (SIGSEGV) in a third. Files too big or too deep to generate for every
-example (a 20 MiB line, 100,000 nested '[', an alias bomb) have their own tests.
+that raised RecursionError in two loaders and crashed libyaml's composer (SIGSEGV) in a third.
+Files too big or too deep to generate for every example (a 20 MiB line, 100,000 nested '[', an
+alias bomb) have their own tests.
 
 The number of examples comes from the hypothesis profile (``tests/conftest.py``): ``ci`` by
 default, ``fuzz`` for the full run (2,000 inputs per loader)::
@@ -38,11 +40,9 @@ import yaml
 from hypothesis import HealthCheck, event, given, settings, target
 from hypothesis import strategies as st
 
-from pytest_tempoeval import GoldSet, Run
-from pytest_tempoeval import BaselineError, BaselineStore
-from pytest_tempoeval.errors import JudgeCassetteError
+from pytest_tempoeval import BaselineError, BaselineStore, GoldSet, Run
+from pytest_tempoeval.errors import GoldSetError, JudgeCassetteError, RunError, TempoEvalError
 from pytest_tempoeval.judge.cassettes import JudgeCassette
-from pytest_tempoeval.errors import GoldSetError, RunError, TempoEvalError
 
 SECONDS_PER_INPUT = 2.0  # generous: the machine is shared; a real hang takes far longer
 
@@ -185,7 +185,8 @@ def replay_cassette(path: Path) -> None:
 
 
 def stored_bodies(cassette: JudgeCassette) -> list[Any]:
-    """The request bodies a (mutated) cassette holds: asking them reads the mutated responses too."""
+    """The request bodies a (mutated) cassette holds: asking them reads the mutated responses
+    too."""
     bodies = []
     for key in cassette._answers:
         try:
@@ -286,7 +287,8 @@ def check_file(loader: Loader, path: Path, seconds: float = SECONDS_PER_INPUT) -
         if where.group(1) is not None:
             last_line = sum(data.count(mark) for mark in _LINE_BREAKS) + 1
             if loader.suffix == ".yaml" and not data.endswith((b"\n", b"\r")):
-                last_line += 1  # libyaml puts the end of the stream on the line after an unterminated last line
+                # libyaml puts the end of the stream on the line after an unterminated last line
+                last_line += 1
             assert 1 <= int(where.group(1)) <= last_line, (
                 f"line {where.group(1)} is outside the file: {message[:300]!r}"
             )
@@ -568,7 +570,8 @@ trec_field = st.sampled_from(TREC_FIELDS) | st.binary(min_size=1, max_size=10)
 
 @st.composite
 def trec_lines(draw: st.DrawFn, n_fields: int) -> bytes:
-    """Lines of ``n_fields`` fields, give or take one, with any blank between them and any line end."""
+    """Lines of ``n_fields`` fields, give or take one, with any blank between them and any line
+    end."""
     lines = []
     for _ in range(draw(st.integers(min_value=0, max_value=12))):
         count = draw(st.sampled_from([n_fields] * 4 + [0, 1, n_fields - 1, n_fields + 1]))
@@ -580,7 +583,8 @@ def trec_lines(draw: st.DrawFn, n_fields: int) -> bytes:
 
 @functools.cache
 def malformed(name: str) -> st.SearchStrategy[bytes]:
-    """Inputs for a loader: mutated seeds (as text, and as trees), format-shaped noise, random bytes."""
+    """Inputs for a loader: mutated seeds (as text, and as trees), format-shaped noise, random
+    bytes."""
     loader = LOADERS[name]
 
     def mutate(data: bytes, ops: list[tuple[Any, ...]]) -> bytes:
@@ -777,10 +781,14 @@ def test_alias_bomb(name: str, tmp_path: Path) -> None:
     "name", ["gold_yaml", "gold_json", "json_run", "baseline", "cassette_json", "cassette_yaml"]
 )
 def test_deep_nesting(name: str, tmp_path: Path) -> None:
-    """100,000 '[': checked in a child process, since a loader that overflows the C stack crashes."""
+    """100,000 '[': checked in a child process, since a loader that overflows the C stack
+    crashes."""
     path = tmp_path / f"deep{LOADERS[name].suffix}"
     path.write_bytes(b"[" * 100_000)
-    script = "import sys, test_fuzz_loaders as t; t.check_file(t.LOADERS[sys.argv[1]], t.Path(sys.argv[2]))"
+    script = (
+        "import sys, test_fuzz_loaders as t;"
+        " t.check_file(t.LOADERS[sys.argv[1]], t.Path(sys.argv[2]))"
+    )
     child = subprocess.run(
         [sys.executable, "-c", script, name, str(path)],
         cwd=Path(__file__).parent,

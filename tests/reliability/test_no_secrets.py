@@ -69,5 +69,6 @@ def test_cassettes_are_scanned() -> None:
     ],
 )
 def test_the_scan_finds_each_kind_of_leak(leak: str) -> None:
-    """The patterns above really match what they are for (built at run time, so no file holds one)."""
+    """The patterns above really match what they are for (built at run time, so no file holds
+    one)."""
     assert any(pattern.search(leak) for pattern in SECRET_VALUES)

@@ -1,4 +1,4 @@
-"""YAML and JSON read into trees that remember their line numbers, so every error says ``path:line:``.
+"""YAML and JSON read into trees that remember line numbers, so every error says ``path:line:``.
 
 Both become :class:`Mapping`/:class:`Sequence` trees (``LineDict``/``LineList``) that know the line
 of every key and item. Validating what a tree holds is the caller's business (gold sets:
@@ -83,7 +83,7 @@ def read_text(path: Path, error: type[Exception]) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-# -- YAML -------------------------------------------------------------------------------------------
+# -- YAML ------------------------------------------------------------------------------------------
 
 _EMPTY = "the file is empty; a gold set needs 'version: 1' and 'queries:'"
 MAX_DEPTH = 100  # a gold set nests 5 levels; far deeper is a broken or hostile file
@@ -254,7 +254,7 @@ class _YamlBuilder:
         return out
 
 
-# -- JSON -------------------------------------------------------------------------------------------
+# -- JSON ------------------------------------------------------------------------------------------
 
 
 class _Constant:

@@ -47,7 +47,8 @@ _RUN = _Format(
     RunError,
     {_SCORE: ("score", parse_floats, "a number")},
     (),
-    "appears twice for query {query!r} (first at line {first}); trec_eval rejects duplicate documents",
+    "appears twice for query {query!r} (first at line {first}); "
+    "trec_eval rejects duplicate documents",
 )
 _QRELS = _Format(
     "qrels",

@@ -4,10 +4,11 @@ A 100,000-query run is ten million lines; splitting it in Python allocates sixty
 takes longer than trec_eval's whole evaluation. So the file is read into one byte buffer and
 tokenised with array operations: find the blanks, check every line has the right number of fields,
 then gather the fields we need, eight bytes at a time, as big-endian uint64 "id words" (see
-:mod:`pytest_tempoeval.data.columns`). Their order is ``strcmp`` order, which trec_eval breaks ties by.
+:mod:`pytest_tempoeval.data.columns`). Their order is ``strcmp`` order, which trec_eval breaks
+ties by.
 
-On a shared machine each pass over a 300 MB buffer, and each fresh 500 MB temporary, costs tenths
-of a second, so the common layout (one blank between fields) is read with strided views only.
+Each pass over the bytes, and each fresh file-sized temporary, costs real time at this size, so the
+common layout (one blank between fields) is read with strided views only.
 """
 
 from __future__ import annotations
@@ -81,9 +82,10 @@ def read_fields(
     size = path.stat().st_size
     if size == 0:
         raise error(located(path, 1, f"the file is empty; expected lines of {what}"))
-    # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields bytes,
-    # which bounds the row count without a counting pass; pages never written are never touched.
-    out = _Output(size // (2 * n_fields) + 1, ids, numbers)
+    # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields
+    # bytes, which bounds the row count without a counting pass; pages never written are never
+    # touched.
+    out = _Output(size // (2 * n_fields) + 1, ids, tuple(numbers))
     fields = (*ids, *numbers)
     first_line = 1
 
@@ -91,7 +93,7 @@ def read_fields(
         nonlocal first_line
         if isinstance(block, _Problem):
             raise error(located(path, first_line + block.line, block.message))
-        out.store(block, first_line, numbers)
+        out.store(block, first_line)
         first_line += block.n_newlines
 
     # Blocks are parsed on up to two threads (numpy releases the GIL in its loops) and stored in
@@ -130,11 +132,13 @@ def read_fields(
 
 
 def _blocks_of_lines(path: Path) -> Iterator[tuple[np.ndarray, int]]:
-    """Stream the file as blocks of whole lines: ``(buffer, end)``, the lines being ``buffer[:end]``.
+    """Stream the file as blocks of whole lines: ``(buffer, end)``, the lines being
+    ``buffer[:end]``.
 
-    One reusable buffer of about BLOCK_BYTES: the file is never held whole. In a fresh process each
-    megabyte touched for the first time costs milliseconds here, so peak memory is time. Bytes after
-    ``end`` (the next lines, then padding) only serve the 8-byte gathers, which mask them off.
+    One reusable buffer of about BLOCK_BYTES: the file is never held whole. In a fresh process
+    memory touched for the first time is paid for (the kernel zeroes its pages), so peak memory
+    is time. Bytes after ``end`` (the next lines, then padding) only serve the 8-byte gathers,
+    which mask them off.
     """
     buf = np.empty(BLOCK_BYTES + _PADDING, dtype=np.uint8)
     buf[BLOCK_BYTES:] = 0
@@ -178,22 +182,16 @@ def _after_last_newline(buf: np.ndarray, filled: int) -> int:
 class _Output:
     """Preallocated result columns, filled block by block."""
 
-    def __init__(
-        self, capacity: int, ids: tuple[int, ...], numbers: dict[int, tuple[str, Parser, str]]
-    ) -> None:
+    def __init__(self, capacity: int, ids: tuple[int, ...], numbers: tuple[int, ...]) -> None:
         self.rows = 0
-        self.numbers_spec = numbers
         self.words = {field: np.zeros((capacity, 1), dtype=np.uint64) for field in ids}
         self.widths = dict.fromkeys(ids, 1)
         self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in numbers}
         self.lines = np.empty(capacity, dtype=np.int64)
-        self.non_ascii_rows: list[
-            np.ndarray
-        ] = []  # rows whose line has a byte >= 0x80 (UTF-8 checks)
+        # Rows whose line has a byte >= 0x80: the only ones UTF-8 checks need to decode.
+        self.non_ascii_rows: list[np.ndarray] = []
 
-    def store(
-        self, block: _Block, first_line: int, numbers: dict[int, tuple[str, Parser, str]]
-    ) -> None:
+    def store(self, block: _Block, first_line: int) -> None:
         rows = slice(self.rows, self.rows + block.line_numbers.size)
         for field, (words, width) in block.words.items():
             if (
@@ -336,7 +334,8 @@ def _regular_layout(buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int
 def _general_layout(
     buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int, what: str
 ) -> Layout | _Problem:
-    """Any whitespace between fields, blank lines, CRLF, no final newline; problems name the line."""
+    """Any whitespace between fields, blank lines, CRLF, no final newline; problems name their
+    line."""
     blank_bytes = buf[blanks]
     bad = ~_BLANKS[blank_bytes]
     if bad.any():
@@ -361,7 +360,8 @@ def _general_layout(
         line = int(wrong[0])
         return _Problem(
             line,
-            f"expected {n_fields} whitespace-separated fields ({what}), found {int(per_line[line])}",
+            f"expected {n_fields} whitespace-separated fields ({what}), "
+            f"found {int(per_line[line])}",
         )
     lengths = ends - starts
     bounds = _LazyBounds(lambda field: (starts[field::n_fields], lengths[field::n_fields]))
@@ -393,9 +393,11 @@ def _gather_words(
 def parse_floats(text: np.ndarray) -> np.ndarray:
     """Parse an ``S`` array of numbers into float64, exactly as C ``strtod``/Python ``float`` would.
 
-    Plain decimals (``[+-]digits[.digits]``, at most 15 digits) take a vectorised path that is exact:
+    Plain decimals (``[+-]digits[.digits]``, at most 15 digits) take a vectorised path that is
+    exact:
     an integer mantissa below 2**53 divided by an exact power of ten is one correctly rounded
-    operation. Everything else (exponents, long mantissas, nan, inf) goes through Python's ``float``.
+    operation. Everything else (exponents, long mantissas, nan, inf) goes through Python's
+    ``float``.
     Raises ValueError for text that is not a number.
     """
     count, width = text.size, text.dtype.itemsize
