@@ -152,7 +152,7 @@ class TempoEvalSession:
         candidates = (
             [path] if path.is_absolute() else [config.rootpath / path, test_file.parent / path]
         )
-        found = next((candidate for candidate in candidates if candidate.is_file()), None)
+        found = next((candidate for candidate in candidates if candidate.exists()), None)
         if found is None:
             tried = ", ".join(str(candidate) for candidate in candidates)
             pytest.fail(

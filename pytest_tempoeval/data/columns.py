@@ -266,18 +266,21 @@ class Ragged:
         """A table whose doc ids are given as id words of ids at most ``width`` bytes long."""
         return cls(keys, offsets, words_to_ids(words, width), values, words)
 
+    def select(self, rows: np.ndarray) -> Ragged:
+        """The rows ``rows`` (sorted, so every group keeps its order), groups unchanged."""
+        lengths = np.bincount(self.group_of_rows()[rows], minlength=len(self.keys))
+        offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        words = None if self.known_words is None else self.known_words[rows]
+        return Ragged(self.keys, offsets, self.doc_ids[rows], self.values[rows], words)
+
     def head(self, limit: int) -> Ragged:
         """The first ``limit`` rows of every group."""
-        lengths = np.minimum(self.lengths, limit)
-        if np.array_equal(lengths, self.lengths):
-            return self
-        ends = np.cumsum(lengths)
-        rows = np.repeat(self.offsets[:-1], lengths) + (
-            np.arange(int(ends[-1]) if ends.size else 0) - np.repeat(ends - lengths, lengths)
+        rank = np.arange(self.doc_ids.size) - np.repeat(self.offsets[:-1], self.lengths)
+        return (
+            self
+            if rank.size == 0 or rank.max() < limit
+            else self.select(np.flatnonzero(rank < limit))
         )
-        words = None if self.known_words is None else self.known_words[rows]
-        offsets = np.concatenate(([0], ends)).astype(np.int64)
-        return Ragged(self.keys, offsets, self.doc_ids[rows], self.values[rows], words)
 
     def docs_of(self, index: int) -> list[str]:
         return decode_ids(self.doc_ids[self.offsets[index] : self.offsets[index + 1]])

@@ -66,9 +66,10 @@ class GoldQuery:
 @dataclass(frozen=True)
 class GoldDocument:
     id: str
-    text: str | None = None
+    text: str | None = None  # what the LLM judge reads: a BEIR title and body, joined
     focus_time: FocusTime | None = None
     line: int | None = None
+    title: str | None = None  # kept apart too, where the source has one
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pytest_tempoeval.data.corpus import LazyDocuments
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.gold_schema import (
     GoldContent,
@@ -48,10 +49,13 @@ class GoldSet:
         name: str | None = None,
         k: int | None = None,
         path: str | Path | None = None,
+        ignore_identical_ids: bool = False,
     ) -> None:
         self.path = str(path) if path is not None else "<gold set>"
         self.name = name
         self.k = k
+        # BEIR's rule: a retrieved document whose id is its query's id is dropped before scoring.
+        self.ignore_identical_ids = ignore_identical_ids
         query_list = list(queries.values()) if isinstance(queries, Mapping) else list(queries)
         document_list = (
             list((documents or {}).values())
@@ -67,17 +71,27 @@ class GoldSet:
                 )
             )
         self._queries = _index_by_id(query_list, self.path, "query")
-        self.documents: dict[str, GoldDocument] = _index_by_id(document_list, self.path, "document")
+        self.documents: Mapping[str, GoldDocument] = _index_by_id(
+            document_list, self.path, "document"
+        )
         self._judgments: Ragged | None = None
         self._judgment_lines: np.ndarray | None = None
+        self._query_texts: Mapping[str, tuple[str | None, FocusTime | None]] = {}
         self._memo: dict[Hashable, Any] = {}
 
     # -- loading ----------------------------------------------------------------------------------
 
     @classmethod
     def load(cls, path: str | Path) -> GoldSet:
-        """Load a gold set from YAML (``.yaml``/``.yml``) or JSON (``.json``)."""
-        return cls._from_content(read_gold_file(Path(path)), path)
+        """Load a gold set, whatever its format: a BEIR folder (split ``test``), YAML
+        (``.yaml``/``.yml``), JSON (``.json``), or a TREC qrels file (any other name whose first
+        line reads ``qid iter docid grade``). Other files are read as YAML."""
+        path = Path(path)
+        if path.is_dir():
+            return cls.from_beir(path)
+        if path.suffix.lower() not in (".yaml", ".yml", ".json") and _looks_like_qrels(path):
+            return cls.from_trec_qrels(path)
+        return cls._from_content(read_gold_file(path), path)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> GoldSet:
@@ -90,15 +104,106 @@ class GoldSet:
 
     @classmethod
     def from_trec_qrels(cls, path: str | Path, name: str | None = None) -> GoldSet:
-        """Read a TREC qrels file (``qid iter docid grade``). Queries have no text or focus time."""
+        """Read a TREC qrels file (``qid iter docid grade``) as trec_eval reads it. Queries have
+        no text or focus time."""
         from pytest_tempoeval.data.readers.trec import read_trec_qrels
 
         path = Path(path)
         table, lines = read_trec_qrels(path)
+        return cls._columnar(table, lines, path=path, name=name or path.stem)
+
+    @classmethod
+    def from_beir(
+        cls, path: str | Path, split: str = "test", *, ignore_identical_ids: bool = True
+    ) -> GoldSet:
+        """Read a BEIR folder: ``corpus.jsonl`` (or ``.jsonl.gz``), ``queries.jsonl`` and
+        ``qrels/<split>.tsv``. The queries are those the split judges.
+
+        Documents are read when first needed (gold mode needs none). Their text is the title and
+        the body, as BEIR's dense models see them; their focus time comes from a date field of the
+        line or its ``metadata``, else from the text. ``ignore_identical_ids``: BEIR's evaluator
+        drops a retrieved document whose id is its query's id; so do these metrics, unless this is
+        False.
+        """
+        from pytest_tempoeval.data.readers.beir import read_beir
+
+        folder = Path(path)
+        beir = read_beir(folder, split)
+        texts = {query_id: (text, focus) for query_id, (text, focus, _) in beir.queries.items()}
+        return cls._columnar(
+            beir.qrels,
+            beir.qrels_lines,
+            path=beir.qrels_path,
+            name=folder.name,
+            query_texts=texts,
+            documents=beir.corpus,
+            ignore_identical_ids=ignore_identical_ids,
+        )
+
+    @classmethod
+    def from_ir_datasets(cls, dataset: Any, *, ignore_identical_ids: bool = False) -> GoldSet:
+        """Read an ir_datasets dataset: anything with ``docs_iter()``, ``queries_iter()`` and
+        ``qrels_iter()``, or a dataset id (needs the ``ir_datasets`` extra; the dataset is
+        downloaded by ir_datasets as usual). Documents are read on first access where the dataset
+        has a docs store."""
+        from pytest_tempoeval.data.readers.ir_datasets import read_ir_datasets
+
+        found = read_ir_datasets(dataset)
+        return cls._columnar(
+            found.qrels,
+            None,
+            path=found.name,
+            name=found.name,
+            query_texts=found.queries,
+            documents=found.documents,
+            ignore_identical_ids=ignore_identical_ids,
+        )
+
+    @classmethod
+    def from_records(
+        cls,
+        queries: Iterable[Any] = (),
+        qrels: Iterable[Any] = (),
+        documents: Iterable[Any] = (),
+        *,
+        name: str | None = None,
+        k: int | None = None,
+    ) -> GoldSet:
+        """Build from plain records: dicts or tuples, e.g. ``df.to_dict("records")``.
+
+        - queries: ``{"id"|"query_id"|"qid", "text", "focus_time"?}`` or ``(id, text)``;
+        - qrels: ``{"query_id"|"qid", "doc_id"|"docid"|"corpus_id", "relevance"|"grade"|"score"}``
+          or ``(query id, doc id, grade)`` or TREC's ``(query id, iteration, doc id, grade)``;
+        - documents: ``{"id"|"doc_id", "text", "title"?, "date"?}`` or ``(id, text)``.
+
+        Queries with judgments but no query record get no text; a query record with no judgment
+        is kept (focus-time mode scores it).
+        """
+        from pytest_tempoeval.data.readers.records import read_records
+
+        content = read_records(queries, qrels, documents)
+        return cls(content.queries, content.documents, name=name, k=k, path="<records>")
+
+    @classmethod
+    def _columnar(
+        cls,
+        judgments: Ragged,
+        lines: np.ndarray | None,
+        *,
+        path: str | Path,
+        name: str | None,
+        query_texts: Mapping[str, tuple[str | None, FocusTime | None]] | None = None,
+        documents: Mapping[str, GoldDocument] | None = None,
+        ignore_identical_ids: bool = False,
+    ) -> GoldSet:
+        """A gold set whose judgments stay columnar until a query is asked for (qrels files of
+        millions of judgments)."""
         gold = cls.__new__(cls)
-        gold.path, gold.name, gold.k = str(path), name or path.stem, None
-        gold.documents = {}
-        gold._judgments, gold._judgment_lines = table, lines
+        gold.path, gold.name, gold.k = str(path), name, None
+        gold.ignore_identical_ids = ignore_identical_ids
+        gold.documents = documents if documents is not None else {}
+        gold._judgments, gold._judgment_lines = judgments, lines
+        gold._query_texts = query_texts or {}
         gold._memo = {}
         return gold
 
@@ -109,13 +214,14 @@ class GoldSet:
         """Query id -> query. Built on first use for qrels files (a million judgments stay
         columnar)."""
         if "_queries" not in self.__dict__:
-            table = self._judgments
-            assert table is not None and self._judgment_lines is not None
+            table, lines, texts = self._judgments, self._judgment_lines, self._query_texts
+            assert table is not None
             self._queries = {
                 key: GoldQuery(
                     key,
+                    *texts.get(key, (None, None)),
                     relevant=dict(zip(table.docs_of(index), table.values_of(index).tolist())),
-                    line=int(self._judgment_lines[table.offsets[index]]),
+                    line=None if lines is None else int(lines[table.offsets[index]]),
                 )
                 for index, key in enumerate(table.keys)
             }
@@ -194,6 +300,9 @@ class GoldSet:
                     ]
                 ).encode()
             )
+        if isinstance(self.documents, LazyDocuments):  # a corpus: hashed without reading it
+            digest.update(self.documents.digest().encode())
+            return digest.hexdigest()
         for document in sorted(self.documents.values(), key=lambda d: d.id):
             digest.update(
                 json.dumps([document.id, document.text, _as_json(document.focus_time)]).encode()
@@ -224,3 +333,16 @@ def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
 
 def _id_line(item: GoldQuery | GoldDocument) -> int | None:
     return getattr(item, "id_line", None) or item.line
+
+
+def _looks_like_qrels(path: Path) -> bool:
+    """Whether the first data line of ``path`` has four fields, the last an integer."""
+    try:
+        with path.open("rb") as file:
+            for raw in file:
+                if raw.strip() and not raw.startswith(b"#"):
+                    fields = raw.split()
+                    return len(fields) == 4 and fields[3].lstrip(b"-").isdigit()
+    except OSError:
+        return False
+    return False

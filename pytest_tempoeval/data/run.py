@@ -1,13 +1,15 @@
 """Run: the ranked results of a retriever, per query.
 
-Accepted forms (all end up in the same columnar :class:`~pytest_tempoeval.columns.Ragged` table):
+Accepted forms (all end up in the same columnar :class:`~pytest_tempoeval.data.columns.Ragged`
+table):
 
 - ``Run({"q1": ["d3", "d1"]})``: ids in rank order;
 - ``Run({"q1": [("d3", 12.5), ("d1", 9.0)]})``: scored ids, ranked as trec_eval ranks them;
 - ``Run({"q1": [("d3", "text of d3"), ...]})``: ids with their text, in rank order (the text gives
   the document a focus time, and the LLM judge something to read);
 - ``Run.load(path)``: a TREC run file (``qid Q0 docid rank score tag``) or JSON;
-- ``Run.from_retriever(fn, gold, k=10)``: calls ``fn(query_text)`` for every gold query.
+- ``Run.from_retriever(retriever, gold, k=10)``: asks a function, or a LangChain, LlamaIndex or
+  Haystack retriever, every gold query's text (:mod:`pytest_tempoeval.data.retrievers`).
 
 trec_eval ignores the rank column and orders each query's documents by score, descending, breaking
 ties by doc id, descending (``strcmp``). Scored runs here are ordered the same way, so a metric
@@ -16,7 +18,6 @@ computed from a dict, a JSON file or a TREC file of the same run gives the same 
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
@@ -30,7 +31,10 @@ from pytest_tempoeval.data.values import PLAIN_ID, check_k, id_problem
 from pytest_tempoeval.errors import RunError, located
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from pytest_tempoeval.data.columns import Ragged
+    from pytest_tempoeval.data.focus_time import FocusTime
     from pytest_tempoeval.data.goldset import GoldSet
 
 T = TypeVar("T")
@@ -48,10 +52,17 @@ class Run(Mapping[str, list[str]]):
         self._init_table(table, texts, source, scored)
 
     def _init_table(
-        self, table: Ragged, texts: dict[str, str], source: str, scored: bool, lines: Any = None
+        self,
+        table: Ragged,
+        texts: dict[str, str],
+        source: str,
+        scored: bool,
+        lines: Any = None,
+        focus_times: dict[str, FocusTime] | None = None,
     ) -> None:
         self._table = table
         self._texts = texts
+        self._focus_times = focus_times or {}
         self._source = source
         self._scored = scored
         self._lines = lines  # file line where each query's results start (TREC files), for errors
@@ -128,21 +139,65 @@ class Run(Mapping[str, list[str]]):
 
     @classmethod
     def from_retriever(
-        cls, retrieve: Callable[..., Iterable[Any]], gold: GoldSet, k: int | None = None
+        cls,
+        retriever: Any,
+        gold: GoldSet,
+        k: int | None = None,
+        *,
+        max_concurrency: int = 16,
+        id_key: str | None = None,
     ) -> Run:
-        """Call ``retrieve(query_text)`` for every gold query and keep the top ``k`` results.
+        """Ask ``retriever`` every gold query's text and keep the top ``k`` results.
 
-        ``retrieve`` may return ids, ``(id, score)`` or ``(id, text)`` pairs, dicts with ``id`` and
-        optional ``score``/``text``, or a ``{id: score}`` mapping. If it accepts a ``k`` keyword
-        argument, ``k`` is passed to it. Scored results are put in trec_eval's order (score
-        descending, ties by doc id descending) before the top ``k`` are kept.
+        ``retriever`` may be a function of the query text (``k=`` is passed when it takes it;
+        async ones are awaited), a LangChain retriever (``invoke``/``ainvoke``), a LlamaIndex
+        retriever (``retrieve``/``aretrieve``) or a Haystack component (``run``). Results may be
+        ids, ``(id, score)`` or ``(id, text)`` pairs, dicts with ``id`` and optional
+        ``score``/``text``/``metadata``, a ``{id: score}`` mapping, or the frameworks' documents;
+        ``id_key`` names the metadata key holding your doc id when a framework's own id is not it.
+
+        Async retrievers run ``max_concurrency`` queries at a time. Scored results are put in
+        trec_eval's order (score descending, ties by doc id descending); unscored ones keep the
+        retriever's order (mixing the two is an error). Texts become the documents' texts and
+        metadata dates their focus times. Inside a running event loop, use :meth:`afrom_retriever`.
         """
+        import asyncio
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(
+                cls.afrom_retriever(
+                    retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key
+                )
+            )
+        raise RunError(
+            "Run.from_retriever() was called inside a running event loop; use "
+            "await Run.afrom_retriever(...)"
+        )
+
+    @classmethod
+    async def afrom_retriever(
+        cls,
+        retriever: Any,
+        gold: GoldSet,
+        k: int | None = None,
+        *,
+        max_concurrency: int = 16,
+        id_key: str | None = None,
+    ) -> Run:
+        """:meth:`from_retriever` for async code."""
+        from pytest_tempoeval.data.retrievers import Retriever, retrieve_all
+
         k = check_k(k if k is not None else gold.k or DEFAULT_K)
-        takes_k = _accepts_keyword(retrieve, "k")
-        name = getattr(retrieve, "__name__", None) or repr(retrieve)
-        source = f"retriever {name!r}"
-        rankings: dict[str, Any] = {}
-        texts: dict[str, str] = {}
+        if (
+            isinstance(max_concurrency, bool)
+            or not isinstance(max_concurrency, int)
+            or max_concurrency < 1
+        ):
+            raise RunError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
+        adapter = Retriever(retriever, k, id_key)
+        queries = []
         for query in gold.queries.values():
             if query.text is None:
                 raise RunError(
@@ -153,31 +208,18 @@ class Run(Mapping[str, list[str]]):
                         "'text:' or build the run another way (Run({...}), Run.load(path))",
                     )
                 )
-            try:
-                results = retrieve(query.text, k=k) if takes_k else retrieve(query.text)
-                if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
-                    results = list(results)  # a generator runs retriever code too
-            except Exception as error:
-                raise RunError(
-                    f"{source} failed on query {query.id!r} ({query.text!r}): {error!r}; "
-                    "fix the retriever (the original exception is chained below)"
-                ) from error
-            if isinstance(results, Mapping):
-                rankings[query.id] = results
-                continue
-            if not isinstance(results, list):
-                raise RunError(
-                    f"{source} returned {type(results).__name__} {results!r:.80} for query "
-                    f"{query.id!r}; it must return a list of ids, (id, score) pairs, dicts with "
-                    "'id', or a {id: score} mapping"
-                )
-            rankings[query.id] = [
-                _from_retriever_item(item, query.id, rank, texts, source)
-                for rank, item in enumerate(results, start=1)
-            ]
-        table, texts, scored = _table_from_python(rankings, source, limit=k, texts=texts)
+            queries.append((query.id, query.text))
+        retrieval = await retrieve_all(adapter, queries, max_concurrency)
+        rankings = {
+            query_id: [doc if score is None else (doc, score) for doc, score in ranking]
+            for query_id, ranking in retrieval.rankings.items()
+        }
+        source = f"retriever {adapter.name!r}"
+        table, texts, scored = _table_from_python(rankings, source, limit=k, texts=retrieval.texts)
         run = cls.__new__(cls)
-        run._init_table(table, texts, source, scored)
+        kept = set(texts) | set(retrieval.focus_times)
+        focus_times = {doc: ft for doc, ft in retrieval.focus_times.items() if doc in kept}
+        run._init_table(table, texts, source, scored, focus_times=focus_times)
         return run
 
     # -- mapping interface ------------------------------------------------------------------------
@@ -208,6 +250,11 @@ class Run(Mapping[str, list[str]]):
     def texts(self) -> Mapping[str, str]:
         """Doc id -> text, for results that came with their text."""
         return self._texts
+
+    @property
+    def focus_times(self) -> Mapping[str, FocusTime]:
+        """Doc id -> focus time, for results that came with a date (a retriever's metadata)."""
+        return self._focus_times
 
     @property
     def table(self) -> Ragged:
@@ -249,6 +296,18 @@ class Run(Mapping[str, list[str]]):
                     f"{query_id} Q0 {doc} {rank} {score!r} {tag}\n"
                     for rank, (doc, score) in enumerate(zip(docs, scores), start=1)
                 )
+
+    def without_rows(self, drop: np.ndarray) -> Run:
+        """This run without the results where ``drop`` (one bool per result, in table order) is
+        set; texts and focus times of the results kept stay."""
+        import numpy as np
+
+        run = type(self).__new__(type(self))
+        table = self._table.select(np.flatnonzero(~drop))
+        run._init_table(
+            table, self._texts, self._source, self._scored, self._lines, self._focus_times
+        )
+        return run
 
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, once per ``key``: for data derived from this run, or from this run and a
@@ -470,50 +529,6 @@ def _ragged_from_python(
         words, values = trec_eval_order(table.group_of_rows(), table.values, table.words)
         table = Ragged.from_words(table.keys, table.offsets, words, table.doc_ids.itemsize, values)
     return table if limit is None else table.head(limit)
-
-
-def _from_retriever_item(
-    item: Any, query_id: str, rank: int, texts: dict[str, str], source: str
-) -> Any:
-    """A retriever result as Run() takes it. A dict's text is recorded here: it keeps its score."""
-    if not isinstance(item, Mapping):
-        return item
-    if "id" not in item:
-        raise _run_error(
-            source,
-            f"query {query_id!r}, rank {rank}: the retriever returned a dict without an 'id': "
-            f"{item!r:.200}; results are dicts with 'id' and optional 'score' and 'text'",
-            query_id,
-            rank,
-        )
-    doc_id, score, text = item["id"], item.get("score"), item.get("text")
-    if text is not None:
-        if not isinstance(text, str):
-            raise _run_error(
-                source,
-                f"query {query_id!r}, rank {rank}: 'text' of doc {doc_id!r} must be a string, "
-                f"got {type(text).__name__}",
-                query_id,
-                rank,
-            )
-        if score is None:
-            return (doc_id, text)
-        problem = id_problem(doc_id)
-        if problem is None:
-            _remember_text(texts, str(doc_id), text, source, query_id, rank)
-    return doc_id if score is None else (doc_id, score)
-
-
-def _accepts_keyword(function: Callable[..., Any], name: str) -> bool:
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(
-        (p.name == name and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
-        or p.kind is inspect.Parameter.VAR_KEYWORD
-        for p in parameters
-    )
 
 
 def _check_trec_token(value: str, what: str) -> None:

@@ -9,7 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from pytest_tempoeval.data.columns import HashIndex, id_words, match_within_groups
+from pytest_tempoeval.data.columns import (
+    HashIndex,
+    encode_ids,
+    id_words,
+    match_within_groups,
+    widen,
+)
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.errors import RunError, located
@@ -22,7 +28,8 @@ _COMPARISONS_PER_ROW = 64
 def run_of_gold(run: Run, gold: GoldSet) -> np.ndarray:
     """[gold queries] index of each gold query in the run, -1 when the run lacks it.
 
-    A run query the gold set lacks is an error: it would be silently left out of every score.
+    Run queries the gold set lacks are left out, as trec_eval leaves them out (a TREC DL run covers
+    more queries than were judged); :func:`ignored_run_queries` names them for the reports.
     """
 
     def align() -> np.ndarray:
@@ -30,20 +37,65 @@ def run_of_gold(run: Run, gold: GoldSet) -> np.ndarray:
         run_of = np.full(len(position), -1, dtype=np.int64)
         for run_index, query_id in enumerate(run.query_ids):
             gold_index = position.get(query_id)
-            if gold_index is None:
-                raise RunError(
-                    located(
-                        run.source,
-                        run.line_of(query_id),
-                        f"query {query_id!r} is not in the gold set {gold.path} "
-                        f"({len(position)} queries); remove it from the run or add it to the "
-                        "gold set",
-                    )
-                )
-            run_of[gold_index] = run_index
+            if gold_index is not None:
+                run_of[gold_index] = run_index
         return run_of
 
     return run.memo(("run_of_gold", gold), align)
+
+
+def ignored_run_queries(run: Run, gold: GoldSet) -> list[str]:
+    """The run's queries that the gold set lacks, in run order."""
+
+    def find() -> list[str]:
+        position = gold.query_position
+        return [query_id for query_id in run.query_ids if query_id not in position]
+
+    return run.memo(("ignored_run_queries", gold), find)
+
+
+def scored_run(run: Run, gold: GoldSet) -> tuple[Run, list[tuple[str, bool]]]:
+    """The run as ``gold`` scores it, and the results dropped for that: (query id, whether the
+    gold set judges the dropped document relevant to it, a sign the rule does not fit the data).
+
+    A gold set read with BEIR's rule (``ignore_identical_ids``) drops every retrieved document
+    whose id is its query's id, as BEIR's evaluator does: on ArguAna and Quora the query is itself
+    a corpus document, and retrieving it says nothing about the retriever.
+    """
+    if not gold.ignore_identical_ids:
+        return run, []
+
+    def without_identical_ids() -> tuple[Run, list[tuple[str, bool]]]:
+        table = run.table
+        query_words = id_words(encode_ids(table.keys))
+        width = max(query_words.shape[1], table.words.shape[1])
+        groups = table.group_of_rows()
+        identical = np.all(widen(table.words, width) == widen(query_words, width)[groups], axis=1)
+        dropped = []
+        for row in np.flatnonzero(identical).tolist():
+            query_id = table.keys[groups[row]]
+            grade = gold.queries[query_id].relevant.get(query_id, 0) if query_id in gold else 0
+            dropped.append((query_id, grade > 0))
+        return (run.without_rows(identical) if dropped else run), dropped
+
+    return run.memo(("scored_run", gold), without_identical_ids)
+
+
+def check_no_ignored_queries(run: Run, gold: GoldSet) -> None:
+    """``strict=True``: a run query the gold set lacks is an error, not a silent omission."""
+    ignored = ignored_run_queries(run, gold)
+    if ignored:
+        query_id = ignored[0]
+        more = f" (and {len(ignored) - 1} more)" if len(ignored) > 1 else ""
+        raise RunError(
+            located(
+                run.source,
+                run.line_of(query_id),
+                f"query {query_id!r}{more} is not in the gold set {gold.path} "
+                f"({len(gold)} queries; strict=True); remove it from the run or add it to the gold "
+                "set",
+            )
+        )
 
 
 def ranked_rows(run: Run, gold: GoldSet, depth: int) -> np.ndarray:

@@ -72,7 +72,25 @@ def summary_line(result: Explained) -> str:
     missing = result.extra.get("missing_queries")
     if missing:
         text += f", {missing} gold queries missing from the run (scored 0)"
+    ignored = result.extra.get("ignored_run_queries")
+    if ignored:
+        text += (
+            f", {_count(len(ignored), 'run query', 'run queries')} not in the gold set (ignored)"
+        )
+    dropped = result.extra.get("identical_ids_dropped")
+    if dropped:
+        text += (
+            f", {_count(dropped, 'retrieved document', 'retrieved documents')} dropped for having "
+            "their query's id (BEIR's ignore_identical_ids)"
+        )
+        judged = result.extra.get("identical_ids_judged_relevant")
+        if judged:
+            text += f", {len(judged)} of them judged relevant (see the warning)"
     return text
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
@@ -82,11 +100,32 @@ def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
     for query_id, reason in result.excluded.items():
         reasons.setdefault(reason, []).append(query_id)
     for reason, ids in reasons.items():
-        shown = ", ".join(ids[:5]) + (f", ... ({len(ids)} in all)" if len(ids) > 5 else "")
-        lines.append(f"  excluded ({reason}): {shown}")
+        lines.append(f"  excluded ({reason}): {_ids(ids)}")
+    ignored = result.extra.get("ignored_run_queries")
+    if ignored:
+        lines.append(
+            f"  ignored (run queries not in the gold set; strict=True refuses): {_ids(ignored)}"
+        )
+    if result.extra.get("identical_ids_dropped"):
+        lines.append(
+            "  dropped: retrieved documents whose id is their query's (BEIR's evaluator does the "
+            "same; GoldSet.from_beir(..., ignore_identical_ids=False) keeps them)"
+        )
+    judged = result.extra.get("identical_ids_judged_relevant")
+    if judged:
+        who = _count(len(judged), "query judges its own id", "queries judge their own ids")
+        lines.append(
+            f"  warning: {who} relevant ({_ids(judged)}): these ids are not BEIR's "
+            "query-is-a-document kind; load with ignore_identical_ids=False"
+        )
     for query_id in result.worst(n):
         lines.extend(query_lines(result, query_id))
     return "\n".join(lines)
+
+
+def _ids(ids: list[str], shown: int = 5) -> str:
+    more = f", ... ({len(ids)} in all)" if len(ids) > shown else ""
+    return ", ".join(ids[:shown]) + more
 
 
 def query_lines(result: Explained, query_id: str) -> list[str]:

@@ -156,11 +156,12 @@ class RetrievedFocusTimes:
         else:
             found = index.doc_index.find(run.table.words[rows])
             codes = np.where(found >= 0, index.doc_code[np.maximum(found, 0)], -1)
-        if run.texts:
+        if run.texts or run.focus_times:
             for position in np.flatnonzero(found < 0).tolist():
                 doc = decode_ids(run.table.doc_ids[rows[position] : rows[position] + 1])[0]
-                text = run.texts.get(doc)
-                focus = FocusTime.from_text(text) if text is not None else None
+                focus = run.focus_times.get(doc)  # a date in the retriever's metadata
+                if focus is None and doc in run.texts:
+                    focus = FocusTime.from_text(run.texts[doc])
                 if focus:
                     if focus not in self._extra_code_of:
                         self._extra_code_of[focus] = len(index.universe) + len(self.extras)

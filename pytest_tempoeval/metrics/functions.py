@@ -9,6 +9,7 @@ path) and a :class:`~pytest_tempoeval.data.goldset.GoldSet` (or a path), and ret
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,11 @@ from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.data.values import check_k
 from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics import kernels
+from pytest_tempoeval.metrics.alignment import (
+    check_no_ignored_queries,
+    ignored_run_queries,
+    scored_run,
+)
 from pytest_tempoeval.metrics.explain import QueryExplanation
 from pytest_tempoeval.metrics.llm_judgments import Judge
 from pytest_tempoeval.metrics.relevance import (
@@ -51,10 +57,10 @@ def temporal_ndcg(
 ) -> MetricResult:
     """Temporal nDCG@k. Relevance, by mode: focus_time 4·Jaccard(QFT, DFT); gold the graded
     judgments; llm the judge's grade."""
-    run, gold, k = _inputs(run, gold, k)
+    scoring = _inputs(run, gold, k, strict=strict)
     _check_choice("gain", gain, kernels.GAINS)
-    relevance = _relevance(run, gold, k, mode, judge, strict=strict, modes=TEMPORAL_MODES)
-    return _ndcg_result("temporal_ndcg", relevance, run, gold, k, mode, gain)
+    relevance = _relevance(scoring, mode, judge, strict=strict, modes=TEMPORAL_MODES)
+    return _ndcg_result("temporal_ndcg", relevance, scoring, mode, gain)
 
 
 def temporal_precision(
@@ -68,12 +74,12 @@ def temporal_precision(
 ) -> MetricResult:
     """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard >
     threshold when threshold > 0)."""
-    run, gold, k = _inputs(run, gold, k)
+    scoring = _inputs(run, gold, k, strict=strict)
     relevance = _relevance(
-        run, gold, k, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True
+        scoring, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True
     )
-    scores = kernels.precision(relevance.relevant, k)
-    return _result("temporal_precision", relevance, run, gold, k, mode, scores, binary=True)
+    scores = kernels.precision(relevance.relevant, scoring.depth)
+    return _result("temporal_precision", relevance, scoring, mode, scores, binary=True)
 
 
 def temporal_recall(
@@ -86,11 +92,11 @@ def temporal_recall(
 ) -> MetricResult:
     """Temporal R@k: temporally relevant documents in the top k / all known temporally relevant
     documents."""
-    run, gold, k = _inputs(run, gold, k)
-    relevance = _relevance(run, gold, k, mode, None, threshold, strict, modes=("focus_time",))
-    scores = kernels.recall(relevance.relevant, relevance.n_relevant, k)
+    scoring = _inputs(run, gold, k, strict=strict)
+    relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
+    scores = kernels.recall(relevance.relevant, relevance.n_relevant, scoring.depth)
     return _result(
-        "temporal_recall", relevance, run, gold, k, mode, scores, binary=True, needs_relevant=True
+        "temporal_recall", relevance, scoring, mode, scores, binary=True, needs_relevant=True
     )
 
 
@@ -104,11 +110,11 @@ def temporal_mrr(
 ) -> MetricResult:
     """Reciprocal rank of the first temporally relevant document (whole ranking unless k is
     given)."""
-    run, gold, depth = _inputs(run, gold, k, cutoff=False)
-    relevance = _relevance(run, gold, depth, mode, None, threshold, strict, modes=("focus_time",))
-    scores = kernels.reciprocal_rank(relevance.relevant, k)
+    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
+    scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
     return _result(
-        "temporal_mrr", relevance, run, gold, k, mode, scores, binary=True, needs_relevant=True
+        "temporal_mrr", relevance, scoring, mode, scores, binary=True, needs_relevant=True
     )
 
 
@@ -121,54 +127,63 @@ def temporal_map(
     strict: bool = False,
 ) -> MetricResult:
     """Average precision over temporally relevant documents (whole ranking unless k is given)."""
-    run, gold, depth = _inputs(run, gold, k, cutoff=False)
-    relevance = _relevance(run, gold, depth, mode, None, threshold, strict, modes=("focus_time",))
-    scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, k)
+    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
+    scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, scoring.k)
     return _result(
-        "temporal_map", relevance, run, gold, k, mode, scores, binary=True, needs_relevant=True
+        "temporal_map", relevance, scoring, mode, scores, binary=True, needs_relevant=True
     )
 
 
 # -- gold-judgment metrics (trec_eval semantics) ---------------------------------------------------
 
 
-def ndcg(run: RunLike, gold: GoldLike, k: int | None = None, gain: str = "linear") -> MetricResult:
+def ndcg(
+    run: RunLike, gold: GoldLike, k: int | None = None, gain: str = "linear", strict: bool = False
+) -> MetricResult:
     """nDCG@k over graded judgments; equals trec_eval's ``ndcg_cut.k``."""
-    run, gold, k = _inputs(run, gold, k)
+    scoring = _inputs(run, gold, k, strict=strict)
     _check_choice("gain", gain, kernels.GAINS)
-    return _ndcg_result("ndcg", gold_relevance(run, gold, k), run, gold, k, "gold", gain)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth)
+    return _ndcg_result("ndcg", relevance, scoring, "gold", gain)
 
 
-def precision(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
+def precision(
+    run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False
+) -> MetricResult:
     """P@k (grade >= 1 is relevant); equals trec_eval's ``P.k``."""
-    run, gold, k = _inputs(run, gold, k)
-    relevance = gold_relevance(run, gold, k, need_ideal=False)
-    scores = kernels.precision(relevance.relevant, k)
-    return _result("precision", relevance, run, gold, k, "gold", scores, binary=True)
+    scoring = _inputs(run, gold, k, strict=strict)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
+    scores = kernels.precision(relevance.relevant, scoring.depth)
+    return _result("precision", relevance, scoring, "gold", scores, binary=True)
 
 
-def recall(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
+def recall(
+    run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False
+) -> MetricResult:
     """R@k; equals trec_eval's ``recall.k``."""
-    run, gold, k = _inputs(run, gold, k)
-    relevance = gold_relevance(run, gold, k, need_ideal=False)
-    scores = kernels.recall(relevance.relevant, relevance.n_relevant, k)
-    return _result("recall", relevance, run, gold, k, "gold", scores, binary=True)
+    scoring = _inputs(run, gold, k, strict=strict)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
+    scores = kernels.recall(relevance.relevant, relevance.n_relevant, scoring.depth)
+    return _result("recall", relevance, scoring, "gold", scores, binary=True)
 
 
-def mrr(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
+def mrr(run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False) -> MetricResult:
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
-    run, gold, depth = _inputs(run, gold, k, cutoff=False)
-    relevance = gold_relevance(run, gold, depth, need_ideal=False)
-    scores = kernels.reciprocal_rank(relevance.relevant, k)
-    return _result("mrr", relevance, run, gold, k, "gold", scores, binary=True)
+    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
+    scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
+    return _result("mrr", relevance, scoring, "gold", scores, binary=True)
 
 
-def average_precision(run: RunLike, gold: GoldLike, k: int | None = None) -> MetricResult:
+def average_precision(
+    run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False
+) -> MetricResult:
     """AP; with ``k=None`` equals trec_eval's ``map`` per query, with k its ``map_cut.k``."""
-    run, gold, depth = _inputs(run, gold, k, cutoff=False)
-    relevance = gold_relevance(run, gold, depth, need_ideal=False)
-    scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, k)
-    return _result("average_precision", relevance, run, gold, k, "gold", scores, binary=True)
+    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
+    scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, scoring.k)
+    return _result("average_precision", relevance, scoring, "gold", scores, binary=True)
 
 
 # -- bare-statement assertions ---------------------------------------------------------------------
@@ -202,9 +217,22 @@ assert_average_precision = _checked(average_precision)
 # -- shared plumbing -------------------------------------------------------------------------------
 
 
-def _inputs(run: RunLike, gold: GoldLike, k: Any, cutoff: bool = True) -> tuple[Run, GoldSet, int]:
-    """Normalise arguments. Returns the depth to read: k for cutoff metrics, else the longest
-    ranking."""
+@dataclass(frozen=True)
+class _Scoring:
+    """One metric call's inputs, normalised, and what the reports should know about them."""
+
+    run: Run  # as the gold set scores it (BEIR: without documents whose id is the query's)
+    gold: GoldSet
+    k: int | None  # the cutoff asked for (None: the whole ranking)
+    depth: int  # how many ranks to read: k, or the longest ranking
+    notes: dict[str, Any]  # run queries the gold set lacks, identical ids dropped
+
+
+def _inputs(
+    run: RunLike, gold: GoldLike, k: Any, strict: bool = False, cutoff: bool = True
+) -> _Scoring:
+    """Normalise arguments. Cutoff metrics read ``k`` ranks (default: the gold set's k, else
+    DEFAULT_K); the others the whole ranking unless ``k`` is given."""
     if not isinstance(gold, GoldSet):
         if isinstance(gold, (str, Path)):
             gold = GoldSet.load(gold)
@@ -214,11 +242,20 @@ def _inputs(run: RunLike, gold: GoldLike, k: Any, cutoff: bool = True) -> tuple[
             )
     if not isinstance(run, Run):
         run = Run.load(run) if isinstance(run, (str, Path)) else Run(run)
+    if strict:
+        check_no_ignored_queries(run, gold)
+    notes: dict[str, Any] = {"ignored_run_queries": ignored_run_queries(run, gold)}
+    scored, dropped = scored_run(run, gold)
+    if gold.ignore_identical_ids:
+        notes["identical_ids_dropped"] = len(dropped)
+        notes["identical_ids_judged_relevant"] = sorted(q for q, relevant in dropped if relevant)
     if cutoff:
-        return run, gold, check_k(k if k is not None else gold.k or DEFAULT_K)
+        k = check_k(k if k is not None else gold.k or DEFAULT_K)
+        return _Scoring(scored, gold, k, k, notes)
     if k is not None:
-        return run, gold, check_k(k)
-    return run, gold, max(1, int(run.table.lengths.max(initial=0)))
+        k = check_k(k)
+        return _Scoring(scored, gold, k, k, notes)
+    return _Scoring(scored, gold, None, max(1, int(scored.table.lengths.max(initial=0))), notes)
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -227,9 +264,7 @@ def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
 
 
 def _relevance(
-    run: Run,
-    gold: GoldSet,
-    depth: int,
+    scoring: _Scoring,
     mode: str,
     judge: Judge | None,
     threshold: float = 0.0,
@@ -242,6 +277,7 @@ def _relevance(
     _check_choice("mode", mode, modes)
     if not 0.0 <= threshold < 1.0:
         raise MetricError(f"threshold is a Jaccard similarity in [0, 1), got {threshold!r}")
+    run, gold, depth = scoring.run, scoring.gold, scoring.depth
     if mode == "gold":
         return gold_relevance(run, gold, depth)
     if mode == "llm":
@@ -250,23 +286,21 @@ def _relevance(
 
 
 def _ndcg_result(
-    name: str, relevance: Relevance, run: Run, gold: GoldSet, k: int, mode: str, gain: str
+    name: str, relevance: Relevance, scoring: _Scoring, mode: str, gain: str
 ) -> MetricResult:
     gains = kernels.gain_values(relevance.relevance, gain)
     ideal = kernels.gain_values(relevance.ideal, gain)
-    scores, no_ideal = kernels.ndcg(gains, ideal, k)
+    scores, no_ideal = kernels.ndcg(gains, ideal, scoring.depth)
     excluded = dict(relevance.excluded)
     for position in np.flatnonzero(no_ideal).tolist():
         excluded.setdefault(position, NO_RELEVANT_REASON[mode])
-    return _package(name, relevance, run, gold, k, mode, scores, excluded, binary=False)
+    return _package(name, relevance, scoring, mode, scores, excluded, binary=False)
 
 
 def _result(
     name: str,
     relevance: Relevance,
-    run: Run,
-    gold: GoldSet,
-    k: int | None,
+    scoring: _Scoring,
     mode: str,
     scores: np.ndarray,
     binary: bool,
@@ -276,15 +310,13 @@ def _result(
     if needs_relevant or mode == "gold":
         for position in np.flatnonzero(relevance.n_relevant == 0).tolist():
             excluded.setdefault(position, NO_RELEVANT_REASON[mode])
-    return _package(name, relevance, run, gold, k, mode, scores, excluded, binary)
+    return _package(name, relevance, scoring, mode, scores, excluded, binary)
 
 
 def _package(
     name: str,
     relevance: Relevance,
-    run: Run,
-    gold: GoldSet,
-    k: int | None,
+    scoring: _Scoring,
     mode: str,
     scores: np.ndarray,
     excluded: dict[int, str],
@@ -294,32 +326,34 @@ def _package(
     counted = np.ones(len(ids), dtype=bool)
     counted[list(excluded)] = False
     per_query = QueryScores(ids, scores, counted)
-    top = relevance.rows[:, : k or relevance.rows.shape[1]]
+    top = relevance.rows[:, : scoring.k or relevance.rows.shape[1]]
     extra: dict[str, Any] = {
         "unjudged": int(((top >= 0) & ~relevance.known[:, : top.shape[1]]).sum()),
         "missing_queries": int(relevance.missing.sum()),
+        **scoring.notes,
     }
     if relevance.judge_model is not None:
         extra["judge_model"] = relevance.judge_model
     reasons = {ids[i]: reason for i, reason in sorted(excluded.items())}
-    explain = _explainer(relevance, run, gold, k, binary)
-    return MetricResult(name, k, mode, per_query, reasons, explain, extra, gold)
+    explain = _explainer(relevance, scoring, binary)
+    return MetricResult(name, scoring.k, mode, per_query, reasons, explain, extra, scoring.gold)
 
 
 def _explainer(
-    relevance: Relevance, run: Run, gold: GoldSet, k: int | None, binary: bool
+    relevance: Relevance, scoring: _Scoring, binary: bool
 ) -> Callable[[str], QueryExplanation]:
     """What a query retrieved, with the relevance the score used, and the ideal ranking it was
     measured against (the same one: :attr:`Relevance.ideal_documents`)."""
-    shown = k or DEFAULT_K
+    shown = scoring.k or DEFAULT_K
+    table, position_of = scoring.run.table, scoring.gold.query_position
 
     def explain(query_id: str) -> QueryExplanation:
-        position = gold.query_position[query_id]
+        position = position_of[query_id]
         retrieved: list[tuple[str, float | None]] = []
         for rank, row in enumerate(relevance.rows[position, :shown].tolist()):
             if row < 0:
                 break
-            doc = decode_ids(run.table.doc_ids[row : row + 1])[0]
+            doc = decode_ids(table.doc_ids[row : row + 1])[0]
             value: float | None = None
             if relevance.known[position, rank]:
                 value = float(relevance.relevance[position, rank])

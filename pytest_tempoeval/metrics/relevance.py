@@ -80,25 +80,31 @@ def gold_relevance(
     valid = rows >= 0
     judgments = gold.judgments
     found = judgment_of_rows(run, gold)[rows[valid]]
-    relevance = np.zeros(rows.shape, dtype=np.float64)
-    known = np.zeros(rows.shape, dtype=bool)
     grades = judgments.values
+    # A negative grade is judged non-relevant (trec_eval): no gain, never relevant, but judged.
+    gains = np.maximum(grades, 0)
+    relevant_grades = (grades >= relevance_level) & (grades >= 0)
+    relevance = np.zeros(rows.shape, dtype=np.float64)
+    relevant = np.zeros(rows.shape, dtype=bool)
+    known = np.zeros(rows.shape, dtype=bool)
     if grades.size:
-        relevance[valid] = np.where(found >= 0, grades[np.maximum(found, 0)], 0)
+        judged_row = np.maximum(found, 0)
+        relevance[valid] = np.where(found >= 0, gains[judged_row], 0)
+        relevant[valid] = (found >= 0) & relevant_grades[judged_row]
     known[valid] = found >= 0
     # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
     if need_ideal:
-        ideal = _top_grades_per_group(grades, judgments.offsets, depth)
+        ideal = _top_grades_per_group(gains, judgments.offsets, depth)
     else:
         ideal = np.zeros((rows.shape[0], 0))
     n_relevant = np.bincount(
-        judgments.group_of_rows(), weights=grades >= relevance_level, minlength=len(judgments.keys)
+        judgments.group_of_rows(), weights=relevant_grades, minlength=len(judgments.keys)
     ).astype(np.int64)
     excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
 
     def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
         docs, values = judgments.docs_of(position), judgments.values_of(position).tolist()
-        floor = relevance_level if binary else 1
+        floor = max(relevance_level, 0) if binary else 1
         best = sorted((-grade, doc) for doc, grade in zip(docs, values) if grade >= floor)
         return [(doc, 1.0 if binary else float(-grade)) for grade, doc in best[:n]]
 
@@ -107,7 +113,7 @@ def gold_relevance(
         rows,
         relevance,
         known,
-        relevance >= relevance_level,
+        relevant,
         ideal,
         n_relevant,
         excluded,

@@ -393,8 +393,12 @@ def test_empty_yaml_file_is_an_error(tmp_path: Path, text: str) -> None:
     assert "empty" in message or "mapping" in message
 
 
-def test_qrels_file_given_to_load_points_to_from_trec_qrels(tmp_path: Path) -> None:
-    path = write(tmp_path, "q1 0 d1 1\n", "judgments.txt")
+def test_load_reads_a_qrels_file_and_a_yaml_named_qrels_file_points_to_from_trec_qrels(
+    tmp_path: Path,
+) -> None:
+    qrels = GoldSet.load(write(tmp_path, "# judged\nq1 0 d1 1\n", "judgments.txt"))
+    assert qrels.queries["q1"].relevant == {"d1": 1}
+    path = write(tmp_path, "q1 0 d1 1\n", "judgments.yaml")  # a .yaml name is read as YAML
     message = load_error(path)
     assert message.startswith(f"{path}:1: ")
     assert "GoldSet.from_trec_qrels" in message
@@ -411,8 +415,8 @@ def test_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "absent.yaml"
     with pytest.raises(GoldSetError, match="no such gold set file"):
         GoldSet.load(path)
-    with pytest.raises(GoldSetError, match="no such gold set file"):
-        GoldSet.load(tmp_path)  # a directory is not a gold set file either
+    with pytest.raises(GoldSetError, match="has no corpus.jsonl, queries.jsonl or qrels/"):
+        GoldSet.load(tmp_path)  # a directory is read as a BEIR folder
 
 
 def test_gold_set_error_is_a_value_error_of_this_package(tmp_path: Path) -> None:

@@ -109,7 +109,6 @@ QRELS_ERRORS = [
         ["expected 4", "found 3", "qid iter docid grade"],
     ),
     ("too-many-fields", "q1 0 d1 1\n\nq1 0 d2 1 extra\n", 3, ["expected 4", "found 5"]),
-    ("negative-grade", "q1 0 d1 1\nq1 0 d2 -1\n", 2, ["grade -1", "'d2'", "non-negative"]),
     ("float-grade", "q1 0 d1 1\nq1 0 d2 1.5\n", 2, ["grade '1.5'", "'d2'"]),
     ("word-grade", "q1 0 d1 high\n", 1, ["grade 'high'", "'d1'"]),
     ("exponent-grade", "q1 0 d1 1\nq1 0 d2 1e2\n", 2, ["grade '1e2'"]),
@@ -257,8 +256,8 @@ RUN_ERRORS = [
     ("overflow", "q Q0 d1 1 1e999 t\n", 1, ["'1e999'", "finite"]),
     ("word-score", "q Q0 d1 1 1 t\nq Q0 d2 2 high t\n", 2, ["'high'", "not a number"]),
     ("comma-decimal", "q Q0 d1 1 0,5 t\n", 1, ["'0,5'", "not a number"]),
-    ("too-few-fields", "q Q0 d1 1 1 t\nq Q0 d2 2 1\n", 2, ["expected 6", "found 5"]),
-    ("too-many-fields", "q Q0 d1 1 1 t x\n", 1, ["expected 6", "found 7", "qid Q0 docid"]),
+    ("too-few-fields", "q Q0 d1 1 1 t\nq Q0 d2 2 1\n", 2, ["expected at least 6", "found 5"]),
+    ("too-few-fields-after-a-long-line", "q Q0 d1 1 1 t x\nq Q0 d2 2 1\n", 2, ["found 5"]),
     (
         "duplicate-doc",
         "q Q0 d1 1 3 t\nr Q0 d1 1 3 t\nq Q0 d2 2 2 t\nq Q0 d1 3 1 t\n",

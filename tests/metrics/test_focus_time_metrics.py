@@ -112,9 +112,13 @@ def test_explanation_names_retrieved_and_ideal_documents() -> None:
     assert "ideal: d(1.33) b(1)" in text
 
 
-def test_unknown_run_query_is_an_error() -> None:
-    with pytest.raises(RunError, match="query 'q9' is not in the gold set"):
-        temporal_ndcg(Run({"q9": ["a"]}), GOLD, k=3)
+def test_unknown_run_query_is_ignored_and_reported_or_with_strict_an_error() -> None:
+    run = Run({"q9": ["a"], "q1": ["a"]})
+    result = temporal_ndcg(run, GOLD, k=3)
+    assert result.extra["ignored_run_queries"] == ["q9"]
+    assert "1 run query not in the gold set (ignored)" in result.summary()
+    with pytest.raises(RunError, match="query 'q9' is not in the gold set .*strict=True"):
+        temporal_ndcg(run, GOLD, k=3, strict=True)
 
 
 def test_result_with_no_counted_query_refuses_comparisons() -> None:

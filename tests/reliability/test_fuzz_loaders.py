@@ -224,6 +224,27 @@ def load_json_run(path: Path) -> object:
     return dict(Run.from_json(path))
 
 
+def load_beir_corpus(path: Path) -> object:
+    from pytest_tempoeval.data.readers.beir import JsonlCorpus
+
+    return list(JsonlCorpus.open(path).values())  # every document read, as focus-time mode does
+
+
+def load_beir_qrels(path: Path) -> object:
+    from pytest_tempoeval.data.readers.trec import read_trec_qrels
+
+    return read_trec_qrels(path, beir=True)
+
+
+BEIR_CORPUS_SEEDS = [
+    (
+        b'{"_id": "d1", "title": "T", "text": "In 2020.", "metadata": {"date": "2020-05-01"}}\n'
+        b'{"_id": "d\\u00e9", "title": "", "text": "x"}\n{"text": "late id", "_id": "d3"}\n'
+    ),
+]
+BEIR_QRELS_SEEDS = [b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td1\t-1\n"]
+
+
 def read_baseline(path: Path) -> object:
     return BaselineStore(path, update=False, test_id="t.py::t").read()
 
@@ -249,6 +270,8 @@ LOADERS = {
         json_loader("gold_json", GoldSet.load, GoldSetError, GOLD_TREES),
         Loader("trec_qrels", ".qrels", load_qrels, GoldSetError, tuple(QRELS_SEEDS)),
         Loader("trec_run", ".run", load_trec_run, RunError, tuple(TREC_RUN_SEEDS)),
+        Loader("beir_corpus", ".jsonl", load_beir_corpus, GoldSetError, tuple(BEIR_CORPUS_SEEDS)),
+        Loader("beir_qrels", ".tsv", load_beir_qrels, GoldSetError, tuple(BEIR_QRELS_SEEDS)),
         json_loader("json_run", load_json_run, RunError, RUN_TREES),
         json_loader("baseline", read_baseline, BaselineError, BASELINE_TREES),
         yaml_loader("cassette_yaml", replay_cassette, JudgeCassetteError, CASSETTE_TREES),

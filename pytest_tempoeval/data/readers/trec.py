@@ -22,41 +22,77 @@ from pytest_tempoeval.data.columns import (
     trec_eval_order,
     words_to_ids,
 )
-from pytest_tempoeval.data.readers.trec_tokens import Parser, parse_floats, parse_ints, read_fields
+from pytest_tempoeval.data.readers.trec_tokens import (
+    LineFormat,
+    parse_floats,
+    parse_ints,
+    read_fields,
+)
 from pytest_tempoeval.errors import GoldSetError, RunError, located
 
 TREC_RUN_FORMAT = "qid Q0 docid rank score tag"
 TREC_QRELS_FORMAT = "qid iter docid grade"
-_QUERY, _DOC = 0, 2  # field positions shared by both formats
-_SCORE, _GRADE = 4, 3
+BEIR_QRELS_FORMAT = "query-id corpus-id score"
+BEIR_QRELS_HEADER = b"query-id"  # the first line of a BEIR qrels file names its columns
 
 
 @dataclass(frozen=True)
 class _Format:
+    """One file format: its layout, the error its problems raise, and where its columns are."""
+
     noun: str  # "run", "qrels"
-    layout: str  # TREC_RUN_FORMAT, TREC_QRELS_FORMAT
+    layout: str  # TREC_RUN_FORMAT, ...
     error: type[Exception]
-    numbers: dict[int, tuple[str, Parser, str]]  # numeric fields the tokeniser parses
-    texts: tuple[int, ...]  # further fields kept as id words
+    query: int  # field of the query id
+    doc: int  # field of the doc id
+    value: int  # field of the score or grade
+    parse_value: bool  # the tokeniser parses the value field as a float (scores)
+    more_fields: bool  # trec_eval ignores fields after a run line's sixth
     repeated: str  # what a document repeated within a query is, in an error message
 
+    def line_format(self) -> LineFormat:
+        value_name = self.layout.split()[self.value]
+        numbers = {self.value: (value_name, parse_floats, "a number")} if self.parse_value else {}
+        texts = () if self.parse_value else (self.value,)
+        n_fields = len(self.layout.split())
+        what = f"TREC {self.noun}: {self.layout}"
+        return LineFormat(n_fields, (self.query, self.doc, *texts), numbers, what, self.more_fields)
 
+
+_JUDGED_TWICE = "is judged twice for query {query!r} (first at line {first})"
 _RUN = _Format(
-    "run",
-    TREC_RUN_FORMAT,
-    RunError,
-    {_SCORE: ("score", parse_floats, "a number")},
-    (),
-    "appears twice for query {query!r} (first at line {first}); "
+    noun="run",
+    layout=TREC_RUN_FORMAT,
+    error=RunError,
+    query=0,
+    doc=2,
+    value=4,
+    parse_value=True,
+    more_fields=True,
+    repeated="appears twice for query {query!r} (first at line {first}); "
     "trec_eval rejects duplicate documents",
 )
 _QRELS = _Format(
-    "qrels",
-    TREC_QRELS_FORMAT,
-    GoldSetError,
-    {},
-    (_GRADE,),
-    "is judged twice for query {query!r} (first at line {first})",
+    noun="qrels",
+    layout=TREC_QRELS_FORMAT,
+    error=GoldSetError,
+    query=0,
+    doc=2,
+    value=3,
+    parse_value=False,
+    more_fields=False,
+    repeated=_JUDGED_TWICE,
+)
+_BEIR_QRELS = _Format(
+    noun="qrels",
+    layout=BEIR_QRELS_FORMAT,
+    error=GoldSetError,
+    query=0,
+    doc=1,
+    value=2,
+    parse_value=False,
+    more_fields=False,
+    repeated=_JUDGED_TWICE,
 )
 
 
@@ -70,15 +106,14 @@ class _Grouped:
     doc_words: np.ndarray
     doc_width: int
     lines: np.ndarray  # 1-based file line of every row
-    values: dict[int, np.ndarray]  # numeric fields, parsed
-    texts: dict[int, np.ndarray]  # further fields as ``S`` arrays
+    values: np.ndarray  # the value field: parsed scores, or grades as ``S`` text
 
 
 def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
     """The run in trec_eval's order (score descending, ties by doc id descending) and the file line
     where each query's results start."""
     rows = _read_grouped(path, _RUN)
-    scores = rows.values[_SCORE]
+    scores = rows.values
     bad = ~np.isfinite(scores)
     if bad.any():
         row = int(np.argmax(bad))
@@ -87,7 +122,7 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
             located(
                 path,
                 line,
-                f"score {_field_on_line(path, line, _SCORE)!r} of doc {_doc(rows, row)!r}: "
+                f"score {_field_on_line(path, line, _RUN.value)!r} of doc {_doc(rows, row)!r}: "
                 "scores must be finite numbers",
             )
         )
@@ -96,55 +131,50 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
     return Ragged.from_words(rows.keys, rows.offsets, words, rows.doc_width, scores), first_lines
 
 
-def read_trec_qrels(path: Path) -> tuple[Ragged, np.ndarray]:
-    """Judgments grouped by query (in order of first appearance) and the file line of every row."""
-    rows = _read_grouped(path, _QRELS)
+def read_trec_qrels(path: Path, beir: bool = False) -> tuple[Ragged, np.ndarray]:
+    """Judgments grouped by query (in order of first appearance) and the file line of every row.
+
+    ``beir``: BEIR's ``qrels/<split>.tsv`` (``query-id corpus-id score``, after a header line).
+    """
+    kind = _BEIR_QRELS if beir else _QRELS
+    rows = _read_grouped(path, kind, header=BEIR_QRELS_HEADER if beir else None)
     doc_ids = words_to_ids(rows.doc_words, rows.doc_width)
-    grades = _grades(rows.texts[_GRADE], doc_ids, rows.lines, path)
+    grades = _grades(rows.values, doc_ids, rows.lines, path)
     return Ragged(rows.keys, rows.offsets, doc_ids, grades, rows.doc_words), rows.lines
 
 
-def _read_grouped(path: Path, kind: _Format) -> _Grouped:
+def _read_grouped(path: Path, kind: _Format, header: bytes | None = None) -> _Grouped:
     if not path.is_file():
         raise kind.error(f"{path}: no such {kind.noun} file")
     if path.stat().st_size == 0:
         raise kind.error(
             located(path, 1, f"the {kind.noun} file is empty; expected lines '{kind.layout}'")
         )
-    fields = read_fields(
-        path,
-        len(kind.layout.split()),
-        ids=(_QUERY, _DOC, *kind.texts),
-        numbers=kind.numbers,
-        error=kind.error,
-        what=f"TREC {kind.noun}: {kind.layout}",
-    )
-    lines, doc_words, doc_width = fields.line_numbers, fields.words[_DOC], fields.widths[_DOC]
+    fields = read_fields(path, kind.line_format(), kind.error, header)
+    lines, doc_words = fields.line_numbers, fields.words[kind.doc]
+    doc_width = fields.widths[kind.doc]
     _check_utf8(doc_words, doc_width, lines, fields.non_ascii_rows, path, kind.error)
-    grouping = group_rows(fields.words[_QUERY], fields.widths[_QUERY])
-    values = fields.numbers
-    texts = {field: fields.text(field) for field in kind.texts}
+    grouping = group_rows(fields.words[kind.query], fields.widths[kind.query])
+    values = fields.numbers[kind.value] if kind.parse_value else fields.text(kind.value)
     if grouping.order is not None:
         order = grouping.order
-        lines, doc_words = lines[order], doc_words[order]
-        values = {field: column[order] for field, column in values.items()}
-        texts = {field: column[order] for field, column in texts.items()}
+        lines, doc_words, values = lines[order], doc_words[order], values[order]
     groups = np.repeat(np.arange(len(grouping.keys)), np.diff(grouping.offsets))
     keys = tuple(
         _decode_query(key, path, int(lines[start]), kind.error)
         for key, start in zip(grouping.keys, grouping.offsets[:-1].tolist())
     )
-    rows = _Grouped(keys, grouping.offsets, groups, doc_words, doc_width, lines, values, texts)
+    rows = _Grouped(keys, grouping.offsets, groups, doc_words, doc_width, lines, values)
     for first, repeated in duplicate_pairs(groups, doc_words)[:1]:
         problem = kind.repeated.format(query=keys[groups[repeated]], first=int(lines[first]))
-        raise kind.error(
-            located(path, int(lines[repeated]), f"doc {_doc(rows, repeated)!r} {problem}")
-        )
+        message = f"doc {_doc(rows, repeated)!r} {problem}"
+        raise kind.error(located(path, int(lines[repeated]), message))
     return rows
 
 
 def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -> np.ndarray:
-    """Grades are non-negative integers (the gold set contract; trec_eval reads -1 as 0 gain)."""
+    """Grades are integers. A negative grade is kept: trec_eval reads it as judged non-relevant
+    (-1 in its own ``qrels.rel_level``, -2 for junk in ClueWeb's web-track qrels)."""
     try:
         grades = parse_ints(text)
     except ValueError as error:
@@ -154,21 +184,10 @@ def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -
                 path,
                 int(lines[row]),
                 f"grade {text[row].decode(errors='replace')!r} of doc "
-                f"{docs[row].decode(errors='replace')!r} is not a non-negative integer; use 0 "
-                "(judged non-relevant), 1, 2, ...",
+                f"{docs[row].decode(errors='replace')!r} is not an integer; use 0 (judged "
+                "non-relevant), 1, 2, ... (negative grades are judged non-relevant too)",
             )
         ) from None
-    negative = grades < 0
-    if negative.any():
-        row = int(np.argmax(negative))
-        raise GoldSetError(
-            located(
-                path,
-                int(lines[row]),
-                f"grade {int(grades[row])} of doc {docs[row].decode(errors='replace')!r} is "
-                "negative; gold sets take non-negative integer grades (0 = judged non-relevant)",
-            )
-        )
     return grades
 
 

@@ -54,42 +54,50 @@ class TrecFields:
         return words_to_ids(self.words[field], self.widths[field])
 
 
-Parser = Callable[
-    [np.ndarray], np.ndarray
-]  # ``S`` array -> values; ValueError(row) when a row is bad
+Parser = Callable[[np.ndarray], np.ndarray]  # ``S`` array -> values; ValueError(row) for a bad row
 
-BLOCK_BYTES = (
-    1 << 24
-)  # 16 MiB of lines at a time: a block's temporaries are reused, not page-faulted anew
+# Lines of about this many bytes are parsed at a time: a block's temporaries are reused, not
+# page-faulted anew.
+BLOCK_BYTES = 1 << 24
+_COMMENT = ord("#")
+
+
+@dataclass(frozen=True)
+class LineFormat:
+    """What a line of a file holds: how many fields, which of them are read, and how."""
+
+    n_fields: int
+    ids: tuple[int, ...]  # fields read as id words
+    numbers: dict[int, tuple[str, Parser, str]]  # field -> (name, parser, what a valid value is)
+    what: str  # the format, for error messages: "TREC run: qid Q0 docid rank score tag"
+    more_fields: bool = False  # fields after the last are allowed and ignored (trec_eval's runs)
+
+    @property
+    def fields(self) -> tuple[int, ...]:
+        return (*self.ids, *self.numbers)
 
 
 def read_fields(
-    path: Path,
-    n_fields: int,
-    ids: tuple[int, ...],
-    numbers: dict[int, tuple[str, Parser, str]],
-    error: type[Exception],
-    what: str,
+    path: Path, layout: LineFormat, error: type[Exception], header: bytes | None = None
 ) -> TrecFields:
-    """Read a file of lines with exactly ``n_fields`` blank-separated fields.
+    """Read a file of lines of ``layout.n_fields`` blank-separated fields.
 
-    ``ids`` fields come back as id words; ``numbers`` fields (``field -> (name, parser, what a
-    valid value is)``) parsed.
-    Blank lines are skipped. Any other line with a different field count, a field that does not
-    parse, or a control byte raises ``error`` naming the file and the line.
+    Blank lines and comment lines (``#`` in the first column, as trec_eval 10 reads them) are
+    skipped, and so is a first line starting with ``header`` (a TSV header). Any other line with a
+    wrong field count, a field that does not parse, or a control byte raises ``error`` naming the
+    file and the line.
     """
     path = Path(path)
     size = path.stat().st_size
     if size == 0:
-        raise error(located(path, 1, f"the file is empty; expected lines of {what}"))
+        raise error(located(path, 1, f"the file is empty; expected lines of {layout.what}"))
     # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields
     # bytes, which bounds the row count without a counting pass; pages never written are never
     # touched.
-    out = _Output(size // (2 * n_fields) + 1, ids, tuple(numbers))
-    fields = (*ids, *numbers)
+    out = _Output(size // (2 * layout.n_fields) + 1, layout.ids, tuple(layout.numbers))
     first_line = 1
 
-    def store(block: _Block) -> None:
+    def store(block: _Block | _Problem) -> None:
         nonlocal first_line
         if isinstance(block, _Problem):
             raise error(located(path, first_line + block.line, block.message))
@@ -100,35 +108,36 @@ def read_fields(
     # file order, so line numbers stay exact. Each in-flight block gets its own copy of the bytes.
     workers = min(2, os.cpu_count() or 1) if size > BLOCK_BYTES else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[_Block]] = deque()
-        for buf, end in _blocks_of_lines(path):
-            if (
-                first_line == 1
-                and not out.rows
-                and not pending
-                and buf[:3].tobytes() == b"\xef\xbb\xbf"
-            ):
-                raise error(
-                    located(
-                        path, 1, "the file starts with a UTF-8 byte-order mark; save it without one"
-                    )
-                )
+        pending: deque[Future[_Block | _Problem]] = deque()
+        for number, (buf, end) in enumerate(_blocks_of_lines(path)):
+            if number == 0:
+                if buf[:3].tobytes() == b"\xef\xbb\xbf":
+                    message = "the file starts with a UTF-8 byte-order mark; save it without one"
+                    raise error(located(path, 1, message))
+                if header is not None and buf[: len(header)].tobytes() == header:
+                    _blank_first_line(buf, end)
             if workers == 1:
-                store(_parse_block(buf, end, n_fields, fields, numbers, what))
+                store(_parse_block(buf, end, layout))
                 continue
             copy = np.empty(end + _PADDING, dtype=np.uint8)
             copy[:end] = buf[:end]
             copy[end:] = 0
-            pending.append(pool.submit(_parse_block, copy, end, n_fields, fields, numbers, what))
+            pending.append(pool.submit(_parse_block, copy, end, layout))
             if len(pending) > workers:
                 store(pending.popleft().result())
         while pending:
             store(pending.popleft().result())
     if out.rows == 0:
-        raise error(
-            located(path, 1, f"the file is empty (only blank lines); expected lines of {what}")
-        )
+        message = f"no data lines: the file is empty or all blank or comment lines ({layout.what})"
+        raise error(located(path, 1, message))
     return out.fields()
+
+
+def _blank_first_line(buf: np.ndarray, end: int) -> None:
+    """Turn the first line into blanks: skipped, while line numbers stay as they are."""
+    newlines = np.flatnonzero(buf[:end] == _NEWLINE)
+    stop = int(newlines[0]) if newlines.size else end
+    buf[:stop] = _SPACE
 
 
 def _blocks_of_lines(path: Path) -> Iterator[tuple[np.ndarray, int]]:
@@ -242,34 +251,28 @@ class _Problem:
     message: str
 
 
-def _parse_block(
-    buf: np.ndarray,
-    end: int,
-    n_fields: int,
-    fields: tuple[int, ...],
-    numbers: dict[int, tuple[str, Parser, str]],
-    what: str,
-) -> _Block | _Problem:
+def _parse_block(buf: np.ndarray, end: int, layout: LineFormat) -> _Block | _Problem:
     """Parse the lines ``buf[:end]``; runs on a worker thread, so it only reads its arguments."""
     blanks = np.flatnonzero(buf[:end] <= 32)
-    layout = _regular_layout(buf, end, blanks, n_fields)
-    if layout is None:
-        layout = _general_layout(buf, end, blanks, n_fields, what)
-        if isinstance(layout, _Problem):
-            return layout
-    line_numbers, bounds, n_newlines = layout
+    n_fields = layout.n_fields
+    found = _regular_layout(buf, end, blanks, n_fields)
+    if found is None:
+        found = _general_layout(buf, end, blanks, layout)
+        if isinstance(found, _Problem):
+            return found
+    line_numbers, bounds, n_newlines = found
     words, values = {}, {}
-    for field in fields:
+    for field in layout.fields:
         starts, lengths = bounds[field]
         width = int(lengths.max(initial=1))
         if width > _MAX_FIELD_BYTES:
             return _Problem(
                 int(line_numbers[np.argmax(lengths)]),
-                f"a field of {width} bytes: the line is not a {what} line",
+                f"a field of {width} bytes: the line is not a {layout.what} line",
             )
         field_words = _gather_words(buf, starts, lengths, width)
-        if field in numbers:
-            name, parse, valid = numbers[field]
+        if field in layout.numbers:
+            name, parse, valid = layout.numbers[field]
             text = words_to_ids(field_words, width)
             try:
                 values[field] = parse(text)
@@ -282,9 +285,10 @@ def _parse_block(
     non_ascii = np.zeros(0, dtype=np.int64)
     if buf[:end].max() >= 0x80:  # rare: only then find the rows that need a UTF-8 check
         high = np.flatnonzero(buf[:end] >= 0x80)
-        line_ends = bounds[n_fields - 1][0] + bounds[n_fields - 1][1]
-        rows = np.searchsorted(line_ends, high)  # sorted: keep the first of each run of equal rows
-        non_ascii = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
+        line_starts = bounds[0][0]
+        rows = np.searchsorted(line_starts, high, side="right") - 1
+        rows = rows[rows >= 0]  # sorted: keep the first of each run of equal rows
+        non_ascii = rows[np.concatenate(([True], rows[1:] != rows[:-1]))] if rows.size else rows
     return _Block(line_numbers, n_newlines, words, values, non_ascii)
 
 
@@ -327,17 +331,29 @@ def _regular_layout(buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int
     lengths = ends - previous - 1
     if not np.all(lengths):  # two blanks in a row: an empty field
         return None
+    if np.any(buf[previous[:, 0] + 1] == _COMMENT):  # a comment line: the general path skips it
+        return None
     bounds = _LazyBounds(lambda field: (previous[:, field] + 1, lengths[:, field]))
     return np.arange(n_lines), bounds, n_lines
 
 
 def _general_layout(
-    buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int, what: str
+    buf: np.ndarray, end: int, blanks: np.ndarray, layout: LineFormat
 ) -> Layout | _Problem:
-    """Any whitespace between fields, blank lines, CRLF, no final newline; problems name their
-    line."""
+    """Any whitespace between fields, blank and comment lines, CRLF, no final newline, and (with
+    ``layout.more_fields``) extra fields; problems name their line."""
+    n_fields = layout.n_fields
     blank_bytes = buf[blanks]
+    newlines = blanks[blank_bytes == _NEWLINE]
+    n_newlines = newlines.size
+    if newlines.size == 0 or newlines[-1] != end - 1:
+        newlines = np.append(newlines, end)  # a last line without its newline still counts
+    line_starts = np.concatenate(([0], newlines[:-1] + 1))
+    comment = buf[line_starts] == _COMMENT
     bad = ~_BLANKS[blank_bytes]
+    if bad.any():
+        # A control byte on a comment line is the comment's business, not an error.
+        bad &= ~comment[np.searchsorted(newlines, blanks)]
     if bad.any():
         position = int(blanks[np.argmax(bad)])
         return _Problem(
@@ -345,27 +361,37 @@ def _general_layout(
             f"control byte 0x{int(buf[position]):02x}: "
             "this is not a text file of whitespace-separated fields",
         )
-    newlines = blanks[blank_bytes == _NEWLINE]
-    n_newlines = newlines.size
-    if newlines.size == 0 or newlines[-1] != end - 1:
-        newlines = np.append(newlines, end)  # a last line without its newline still counts
     # A token fills each gap of more than one byte between consecutive blanks, plus the edges.
     bounded = np.concatenate(([-1], blanks, [end]))
     gap = np.flatnonzero(np.diff(bounded) > 1)
     starts, ends = bounded[gap] + 1, bounded[gap + 1]
     token_line = np.searchsorted(newlines, starts)  # line index of each token within the block
+    if comment.any():
+        kept = ~comment[token_line]
+        starts, ends, token_line = starts[kept], ends[kept], token_line[kept]
     per_line = np.bincount(token_line, minlength=newlines.size)
-    wrong = np.flatnonzero((per_line != 0) & (per_line != n_fields))
+    short = per_line < n_fields if layout.more_fields else per_line != n_fields
+    wrong = np.flatnonzero((per_line != 0) & short)
     if wrong.size:
         line = int(wrong[0])
+        at_least = "at least " if layout.more_fields else ""
         return _Problem(
             line,
-            f"expected {n_fields} whitespace-separated fields ({what}), "
+            f"expected {at_least}{n_fields} whitespace-separated fields ({layout.what}), "
             f"found {int(per_line[line])}",
         )
     lengths = ends - starts
-    bounds = _LazyBounds(lambda field: (starts[field::n_fields], lengths[field::n_fields]))
-    return np.flatnonzero(per_line), bounds, n_newlines
+    lines = np.flatnonzero(per_line)
+    if layout.more_fields and np.any(per_line[lines] != n_fields):
+        first = (np.cumsum(per_line) - per_line)[lines]  # each line's first token
+
+        def field_bounds(field: int) -> tuple[np.ndarray, np.ndarray]:
+            return starts[first + field], lengths[first + field]
+
+        bounds = _LazyBounds(field_bounds)
+    else:
+        bounds = _LazyBounds(lambda field: (starts[field::n_fields], lengths[field::n_fields]))
+    return lines, bounds, n_newlines
 
 
 def _gather_words(

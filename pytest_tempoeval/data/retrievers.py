@@ -1,0 +1,300 @@
+"""Calling the retrievers teams have, and reading what they return, without depending on their
+frameworks.
+
+- a plain callable ``fn(query_text)`` (``k=`` is passed when it takes it), sync or async;
+- LangChain: ``invoke``/``ainvoke`` returning ``Document`` objects (``.id`` or
+  ``.metadata[id_key]``, ``.page_content``, ``.metadata``), or ``(Document, score)`` pairs;
+- LlamaIndex: ``retrieve``/``aretrieve`` returning ``NodeWithScore`` (``.node.node_id``, ``.score``,
+  ``.node.get_content()``, ``.node.metadata``);
+- Haystack: a component whose ``run(query=...)`` returns ``{"documents": [...]}`` (``.id``,
+  ``.content``, ``.score``, ``.meta``).
+
+Async retrievers run concurrently, at most ``max_concurrency`` queries at a time; sync ones run one
+query after the other (they may not be thread-safe). What a result carries besides its id is kept:
+its text becomes the document's text (llm mode reads it, focus-time mode reads its years), and a
+date in its metadata its focus time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any
+
+from pytest_tempoeval.data.focus_time import FocusTime
+from pytest_tempoeval.data.metadata import metadata_focus_time
+from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.errors import RunError
+
+
+@dataclass
+class Retrieval:
+    """What a retriever returned for every query, read into plain values."""
+
+    rankings: dict[str, list[tuple[str, float | None]]] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    focus_times: dict[str, FocusTime] = field(default_factory=dict)
+
+
+class Retriever:
+    """One retriever, however it is called."""
+
+    def __init__(self, retriever: Any, k: int, id_key: str | None) -> None:
+        self.retriever, self.k, self.id_key = retriever, k, id_key
+        self.name = _name(retriever)
+        self.call, self.is_async = _calling(retriever, k)
+
+    async def results(self, query_text: str) -> Any:
+        results = self.call(query_text)
+        if inspect.isawaitable(results):
+            results = await results
+        if isinstance(results, Mapping) and "documents" in results:  # a Haystack component
+            results = results["documents"]
+        if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
+            results = list(results)  # a generator runs retriever code too
+        return results
+
+
+async def retrieve_all(
+    retriever: Retriever, queries: list[tuple[str, str]], max_concurrency: int
+) -> Retrieval:
+    """Ask ``retriever`` every (query id, text); async retrievers up to ``max_concurrency`` at a
+    time. The first failure stops the others and is raised as a RunError naming the query."""
+    limit = asyncio.Semaphore(max_concurrency if retriever.is_async else 1)
+    retrieval = Retrieval()
+
+    async def one(query_id: str, text: str) -> None:
+        async with limit:
+            try:
+                results = await retriever.results(text)
+            except Exception as error:
+                raise RunError(
+                    f"retriever {retriever.name!r} failed on query {query_id!r} ({text!r}): "
+                    f"{error!r}; fix the retriever (the original exception is chained below)"
+                ) from error
+        read_results(results, query_id, retriever, retrieval)
+
+    tasks = [asyncio.ensure_future(one(query_id, text)) for query_id, text in queries]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return retrieval
+
+
+def read_results(results: Any, query_id: str, retriever: Retriever, into: Retrieval) -> None:
+    """One query's results as (doc id, score) pairs, with texts and focus times kept aside."""
+    if isinstance(results, Mapping):  # {doc id: score}
+        into.rankings[query_id] = [
+            (_doc_id(doc, query_id, rank, retriever), score)
+            for rank, (doc, score) in enumerate(results.items(), start=1)
+        ]
+        return
+    if not isinstance(results, list):
+        raise RunError(
+            f"retriever {retriever.name!r} returned {type(results).__name__} {results!r:.80} for "
+            f"query {query_id!r}; it must return a list of results (ids, (id, score) pairs, "
+            "dicts with 'id', framework documents) or a {id: score} mapping"
+        )
+    ranking = into.rankings[query_id] = []
+    for rank, item in enumerate(results, start=1):
+        doc_id, score, text, focus = _read(item, query_id, rank, retriever)
+        ranking.append((doc_id, score))
+        if text is not None:
+            known = into.texts.setdefault(doc_id, text)
+            if known != text:
+                raise RunError(
+                    f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: doc "
+                    f"{doc_id!r} comes with two different texts in this run"
+                )
+        if focus is not None:
+            into.focus_times.setdefault(doc_id, focus)
+
+
+def _read(
+    item: Any, query_id: str, rank: int, retriever: Retriever
+) -> tuple[str, float | None, str | None, FocusTime | None]:
+    """(doc id, score, text, focus time) of one result, whatever its shape."""
+    score: Any = None
+    if isinstance(item, tuple) and len(item) == 2 and _is_document(item[0]):
+        item, score = item  # LangChain's (Document, score) pairs
+    if isinstance(item, (str, int)) and not isinstance(item, bool):
+        return _doc_id(item, query_id, rank, retriever), None, None, None
+    if isinstance(item, (tuple, list)) and len(item) == 2:
+        doc, second = item
+        if isinstance(second, str):
+            return (
+                _doc_id(doc, query_id, rank, retriever),
+                None,
+                second,
+                FocusTime.from_text(second) or None,
+            )
+        return (
+            _doc_id(doc, query_id, rank, retriever),
+            _score(second, query_id, rank, retriever),
+            None,
+            None,
+        )
+    if isinstance(item, Mapping):
+        key = retriever.id_key or "id"
+        if key not in item:
+            _unreadable(item, query_id, rank, retriever, f"a dict without an {key!r}", list(item))
+        text = item.get("text")
+        if text is not None and not isinstance(text, str):
+            raise RunError(
+                f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: 'text' of doc "
+                f"{item[key]!r} must be a string, got {type(text).__name__}"
+            )
+        metadata = item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}
+        return (
+            _doc_id(item[key], query_id, rank, retriever),
+            _score(item.get("score"), query_id, rank, retriever),
+            text,
+            metadata_focus_time(metadata, item),
+        )
+    if hasattr(item, "node") and hasattr(item, "score"):  # LlamaIndex NodeWithScore
+        node = item.node
+        metadata = getattr(node, "metadata", None) or {}
+        own_id = getattr(node, "node_id", None) or getattr(node, "id_", None)
+        doc_id = _framework_id(own_id, metadata, item, query_id, rank, retriever, "node.node_id")
+        content = node.get_content() if callable(getattr(node, "get_content", None)) else None
+        return (
+            doc_id,
+            _score(item.score, query_id, rank, retriever),
+            content,
+            metadata_focus_time(metadata),
+        )
+    if _is_document(item):  # LangChain Document, or Haystack's (content, meta)
+        metadata = getattr(item, "metadata", None) or getattr(item, "meta", None) or {}
+        content = getattr(item, "page_content", None)
+        if content is None:
+            content = getattr(item, "content", None)
+        if score is None:
+            score = getattr(item, "score", None)
+        doc_id = _framework_id(
+            getattr(item, "id", None), metadata, item, query_id, rank, retriever, ".id"
+        )
+        text = content if isinstance(content, str) else None
+        return doc_id, _score(score, query_id, rank, retriever), text, metadata_focus_time(metadata)
+    _unreadable(item, query_id, rank, retriever, type(item).__name__, None)
+    raise AssertionError  # _unreadable raises
+
+
+def _is_document(item: Any) -> bool:
+    return hasattr(item, "page_content") or (hasattr(item, "content") and hasattr(item, "meta"))
+
+
+def _framework_id(
+    own_id: Any,
+    metadata: Mapping[str, Any],
+    item: Any,
+    query_id: str,
+    rank: int,
+    retriever: Retriever,
+    attribute: str,
+) -> str:
+    """The id a framework result carries: ``metadata[id_key]`` when asked for, else its own."""
+    if retriever.id_key is not None:
+        if retriever.id_key not in metadata:
+            _unreadable(
+                item,
+                query_id,
+                rank,
+                retriever,
+                f"{type(item).__name__} whose metadata has no {retriever.id_key!r}",
+                list(metadata),
+            )
+        return _doc_id(metadata[retriever.id_key], query_id, rank, retriever)
+    if own_id is None or own_id == "":
+        _unreadable(
+            item,
+            query_id,
+            rank,
+            retriever,
+            f"{type(item).__name__} with no {attribute}",
+            list(metadata),
+        )
+    return _doc_id(own_id, query_id, rank, retriever)
+
+
+def _unreadable(
+    item: Any, query_id: str, rank: int, retriever: Retriever, got: str, keys: list[Any] | None
+) -> None:
+    hint = "pass id_key='<metadata key holding your doc id>'"
+    if keys:
+        hint += f" (keys it has: {', '.join(map(repr, keys[:10]))})"
+    raise RunError(
+        f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: cannot read a doc id from "
+        f"{got}: {item!r:.120}; results may be ids, (id, score) or (id, text) pairs, dicts with "
+        f"'id', LangChain documents, LlamaIndex NodeWithScore or Haystack documents; {hint}"
+    )
+
+
+def _doc_id(value: Any, query_id: str, rank: int, retriever: Retriever) -> str:
+    problem = id_problem(value)
+    if problem is not None:
+        raise RunError(
+            f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: doc id {problem}"
+        )
+    return str(value)
+
+
+def _score(value: Any, query_id: str, rank: int, retriever: Retriever) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, Real):
+        raise RunError(
+            f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: score {value!r} is "
+            "not a number"
+        )
+    return float(value)
+
+
+def _calling(retriever: Any, k: int) -> tuple[Callable[[str], Any], bool]:
+    """How to ask ``retriever`` for one query's results, and whether that is async."""
+    for method in ("aretrieve", "ainvoke"):  # LlamaIndex, LangChain: async when they can
+        if callable(getattr(retriever, method, None)):
+            return getattr(retriever, method), True
+    for method in ("retrieve", "invoke"):
+        if callable(getattr(retriever, method, None)):
+            return getattr(retriever, method), False
+    run = getattr(retriever, "run", None)
+    if callable(run) and not callable(retriever):  # a Haystack component
+        if _accepts(run, "top_k"):
+            return (lambda text: run(query=text, top_k=k)), False
+        return (lambda text: run(query=text)), False
+    if not callable(retriever):
+        raise RunError(
+            f"{retriever!r:.80} is not a retriever: pass a function of the query text, or an "
+            "object with invoke/ainvoke (LangChain), retrieve/aretrieve (LlamaIndex) or run "
+            "(Haystack)"
+        )
+    # An async function, or an object whose __call__ is one.
+    is_async = inspect.iscoroutinefunction(retriever) or inspect.iscoroutinefunction(
+        type(retriever).__call__ if not inspect.isroutine(retriever) else None
+    )
+    if _accepts(retriever, "k"):
+        return (lambda text: retriever(text, k=k)), is_async
+    return retriever, is_async
+
+
+def _accepts(function: Callable[..., Any], name: str) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        (p.name == name and p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+        or p.kind is inspect.Parameter.VAR_KEYWORD
+        for p in parameters
+    )
+
+
+def _name(retriever: Any) -> str:
+    return getattr(retriever, "__name__", None) or type(retriever).__name__

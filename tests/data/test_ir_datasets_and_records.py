@@ -1,0 +1,173 @@
+"""GoldSet.from_ir_datasets (a local ir_datasets dataset, and a stand-in of the same shape) and
+GoldSet.from_records (plain dicts and tuples, as pandas' to_dict("records") gives them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from pytest_tempoeval import GoldSet, GoldSetError, Run, ndcg, temporal_ndcg, temporal_precision
+
+
+def local_dataset(tmp_path: Path) -> Any:
+    """A dataset of local files, as ir_datasets builds one: nothing is downloaded."""
+    ir_datasets = pytest.importorskip("ir_datasets")
+    docs = tmp_path / "docs.tsv"
+    docs.write_text("d1\tBiden won the 2020 election.\nd2\tTrump won in 2016.\nd3\tNo year here.\n")
+    queries = tmp_path / "queries.tsv"
+    queries.write_text("q1\tWho won in 2020?\nq2\tWho won in 2016?\n")
+    qrels = tmp_path / "qrels.trec"
+    qrels.write_text("q1 0 d1 2\nq1 0 d3 0\nq2 0 d2 1\n")
+    return ir_datasets.create_dataset(
+        docs_tsv=str(docs), queries_tsv=str(queries), qrels_trec=str(qrels)
+    )
+
+
+def test_a_local_ir_datasets_dataset(tmp_path: Path) -> None:
+    gold = GoldSet.from_ir_datasets(local_dataset(tmp_path))
+    assert gold.query_ids == ("q1", "q2")
+    assert gold.queries["q1"].text == "Who won in 2020?" and gold.queries["q1"].focus_time == {2020}
+    assert gold.queries["q1"].relevant == {"d1": 2, "d3": 0}
+    assert gold.documents["d2"].text == "Trump won in 2016." and gold.documents[
+        "d2"
+    ].focus_time == {2016}
+    assert "d9" not in gold.documents and "d1" in gold.documents
+    run = Run({"q1": ["d3", "d1"], "q2": ["d2"]})
+    assert ndcg(run, gold, k=2).per_query == pytest.approx(
+        {"q1": 2 / 1.5849625007211562 / 2, "q2": 1.0}
+    )
+    assert temporal_precision(run, gold, k=2).per_query == {"q1": 0.5, "q2": 0.5}
+
+
+class Doc(NamedTuple):
+    doc_id: str
+    title: str
+    body: str
+    date: str
+
+
+class Query(NamedTuple):
+    query_id: str
+    title: str
+
+
+class Qrel(NamedTuple):
+    query_id: str
+    doc_id: str
+    relevance: int
+    iteration: str
+
+
+class StandIn:
+    """The shape of an ir_datasets dataset without a docs store: documents are read up front."""
+
+    def docs_iter(self) -> Any:
+        yield Doc("a", "Report", "The vote.", "2012-11-06")
+        yield Doc("b", "Other", "Another year: 1999.", "")
+
+    def queries_iter(self) -> Any:
+        yield Query("q", "The 2012 vote?")
+
+    def qrels_iter(self) -> Any:
+        yield Qrel("q", "a", 1, "0")
+        yield Qrel("q", "b", -1, "0")
+
+
+def test_a_stand_in_with_the_same_shape() -> None:
+    gold = GoldSet.from_ir_datasets(StandIn())
+    assert gold.queries["q"].text == "The 2012 vote?"
+    assert gold.documents["a"].text == "Report The vote." and gold.documents["a"].title == "Report"
+    assert gold.documents["a"].focus_time == {2012}  # from its date field
+    assert gold.documents["b"].focus_time == {1999}  # no date: from its text
+    assert temporal_ndcg(Run({"q": ["b", "a"]}), gold, k=2).explain_query("q").ideal == [("a", 4.0)]
+
+
+def test_ir_datasets_errors() -> None:
+    class NoQrels:
+        def queries_iter(self) -> Any:
+            return iter(())
+
+    with pytest.raises(GoldSetError, match="needs qrels_iter"):
+        GoldSet.from_ir_datasets(NoQrels())
+
+    class Twice(StandIn):
+        def qrels_iter(self) -> Any:
+            yield Qrel("q", "a", 1, "0")
+            yield Qrel("q", "a", 2, "0")
+
+    with pytest.raises(GoldSetError, match="qrel 2: doc 'a' is judged twice for query 'q'"):
+        GoldSet.from_ir_datasets(Twice())
+
+
+# -- records ---------------------------------------------------------------------------------
+
+RECORDS = {
+    "queries": [
+        {"query_id": "q1", "text": "Who won in 2020?", "split": "test"},  # extra columns ignored
+        {"query_id": "q2", "text": "What happened in the 1990s?"},
+    ],
+    "qrels": [
+        {"query_id": "q1", "doc_id": "d1", "relevance": 2},
+        {"query_id": "q1", "doc_id": "d2", "relevance": 0.0},  # a DataFrame's float column
+        {"query_id": "q2", "doc_id": "d3", "relevance": 1},
+    ],
+    "documents": [
+        {"doc_id": "d1", "title": "2020", "text": "Biden won.", "date": None},
+        {"doc_id": "d2", "text": float("nan"), "date": "2016-11-09"},  # NaN: pandas' missing
+        {"doc_id": "d3", "text": "A 1990s story."},
+    ],
+}
+
+
+def test_records_as_dataframes_give_them() -> None:
+    gold = GoldSet.from_records(**RECORDS, name="records")
+    assert gold.query_ids == ("q1", "q2") and gold.name == "records"
+    assert gold.queries["q1"].relevant == {"d1": 2, "d2": 0}
+    assert gold.documents["d1"].text == "2020 Biden won." and gold.documents["d1"].focus_time == {
+        2020
+    }
+    assert gold.documents["d2"].text is None and gold.documents["d2"].focus_time == {2016}
+    assert gold.queries["q2"].focus_time == set(range(1990, 2000))
+
+
+def test_records_as_tuples() -> None:
+    gold = GoldSet.from_records(
+        queries=[("q1", "In 2020?")],
+        qrels=[("q1", "d1", 1), ("q1", "0", "d2", 2)],  # (q, doc, grade) and TREC's 4 fields
+        documents=[("d1", "2020 text")],
+    )
+    assert gold.queries["q1"].relevant == {"d1": 1, "d2": 2}
+    assert gold.documents["d1"].focus_time == {2020}
+
+
+def test_judged_queries_without_a_query_record_have_no_text() -> None:
+    gold = GoldSet.from_records(qrels=[("q1", "d1", 1)])
+    assert gold.queries["q1"].text is None and gold.queries["q1"].relevant == {"d1": 1}
+
+
+@pytest.mark.parametrize(
+    ("records", "message"),
+    [
+        (
+            {"qrels": [{"qid": "q", "doc": "d", "relevance": 1}]},
+            "qrels record 1: no doc id (accepted keys: doc_id",
+        ),
+        ({"qrels": [("q", "d", 1.5)]}, "qrels record 1: grade 1.5 is not an integer"),
+        ({"qrels": [("q", "d", 1), ("q", "d", 2)]}, "qrels record 2: doc 'd' is judged twice"),
+        ({"queries": [("q", "t"), ("q", "u")]}, "queries record 2: query 'q' appears twice"),
+        ({"queries": [{"text": "t"}]}, "queries record 1: no query id"),
+        ({"queries": [("q", 5)]}, "queries record 1: text must be a string"),
+        (
+            {"queries": [(" q", "t")]},
+            "queries record 1: id ' q' has leading or trailing whitespace",
+        ),
+        ({"documents": [("d", "t")]}, "no queries and no qrels"),
+        ({"queries": [("q", "t", "x")]}, "expected a dict or (query id, text)"),
+    ],
+)
+def test_bad_records_name_the_record(records: dict[str, Any], message: str) -> None:
+    with pytest.raises(GoldSetError) as error:
+        GoldSet.from_records(**records)
+    assert message in str(error.value) and str(error.value).startswith("<records>: ")

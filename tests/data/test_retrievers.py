@@ -1,0 +1,195 @@
+"""Run.from_retriever with what teams actually have: functions, async functions, LangChain and
+LlamaIndex retrievers (the real packages, offline, with their fake embeddings) and Haystack-shaped
+components; and the errors a result that cannot be read gets."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from pytest_tempoeval import GoldSet, MetricError, Run, RunError, temporal_ndcg, temporal_precision
+
+GOLD = GoldSet.from_dict(
+    {
+        "queries": [
+            {"id": "q2020", "text": "Who won in 2020?", "relevant": {"d2020": 1}},
+            {"id": "q2016", "text": "Who won in 2016?", "relevant": {"d2016": 1}},
+        ]
+    }
+)
+TEXTS = {"d2020": "Biden won the 2020 election.", "d2016": "Trump won in 2016.", "dx": "No year."}
+
+
+def test_async_retrievers_run_concurrently_up_to_max_concurrency() -> None:
+    in_flight, most = 0, 0
+
+    async def retrieve(text: str) -> list[str]:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        return ["d2020" if "2020" in text else "d2016"]
+
+    gold = GoldSet.from_dict(
+        {"queries": [{"id": f"q{i}", "text": f"Query {i}"} for i in range(20)]}
+    )
+    assert len(Run.from_retriever(retrieve, gold, max_concurrency=4)) == 20
+    assert most == 4
+    Run.from_retriever(retrieve, gold, max_concurrency=1)
+    assert most == 4 and in_flight == 0
+
+
+def test_sync_retrievers_run_one_query_at_a_time() -> None:
+    calls: list[str] = []
+
+    def retrieve(text: str, k: int) -> list[tuple[str, float]]:
+        calls.append(text)
+        return [("dx", 0.5), ("d2020", 0.9)][:k]
+
+    run = Run.from_retriever(retrieve, GOLD, k=2)
+    assert calls == ["Who won in 2020?", "Who won in 2016?"]
+    assert run["q2020"] == ["d2020", "dx"]  # scored: trec_eval's order
+
+
+def test_inside_a_running_event_loop_use_the_async_form() -> None:
+    async def retrieve(text: str) -> list[str]:
+        return ["d2020"]
+
+    async def test() -> Run:
+        with pytest.raises(RunError, match="await Run.afrom_retriever"):
+            Run.from_retriever(retrieve, GOLD)
+        return await Run.afrom_retriever(retrieve, GOLD, k=1)
+
+    assert asyncio.run(test())["q2016"] == ["d2020"]
+
+
+def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
+    vectorstores = pytest.importorskip("langchain_core.vectorstores")
+    embeddings = pytest.importorskip("langchain_core.embeddings")
+    documents = pytest.importorskip("langchain_core.documents")
+    store = vectorstores.InMemoryVectorStore(embeddings.DeterministicFakeEmbedding(size=16))
+    store.add_documents(
+        [
+            documents.Document(page_content=text, id=doc_id, metadata={"doc_id": doc_id})
+            for doc_id, text in TEXTS.items()
+        ]
+        + [
+            documents.Document(
+                page_content="Undated.", id="dz", metadata={"date": "2020-01-05", "doc_id": "dz"}
+            )
+        ]
+    )
+    run = Run.from_retriever(store.as_retriever(search_kwargs={"k": 4}), GOLD, k=4)
+    assert sorted(run["q2020"]) == ["d2016", "d2020", "dx", "dz"]
+    assert run.texts["d2020"] == TEXTS["d2020"] and run.focus_times["dz"] == {2020}
+    # llm and focus-time modes need no texts in the gold set: the retriever's are used.
+    result = temporal_precision(run, GOLD, k=4)
+    assert result.per_query == {"q2020": 0.5, "q2016": 0.25}  # d2020 and dz (dated); d2016
+    by_metadata = Run.from_retriever(
+        store.as_retriever(search_kwargs={"k": 3}), GOLD, id_key="doc_id"
+    )
+    assert len(by_metadata["q2016"]) == 3 and set(by_metadata["q2016"]) <= {*TEXTS, "dz"}
+
+
+def test_langchain_scored_pairs() -> None:
+    documents = pytest.importorskip("langchain_core.documents")
+
+    def similarity_search_with_score(text: str) -> list[tuple[Any, float]]:
+        return [
+            (documents.Document(page_content=TEXTS[d], id=d), s)
+            for d, s in (("dx", 0.2), ("d2020", 0.8))
+        ]
+
+    assert Run.from_retriever(similarity_search_with_score, GOLD)["q2020"] == ["d2020", "dx"]
+
+
+def test_llamaindex_retriever_nodes_with_scores() -> None:
+    core = pytest.importorskip("llama_index.core")
+    schema = pytest.importorskip("llama_index.core.schema")
+    mock = pytest.importorskip("llama_index.core.embeddings")
+    nodes = [
+        schema.TextNode(id_=doc_id, text=text, metadata={"year": 2016})
+        for doc_id, text in TEXTS.items()
+    ]
+    index = core.VectorStoreIndex(nodes=nodes, embed_model=mock.MockEmbedding(embed_dim=8))
+    run = Run.from_retriever(index.as_retriever(similarity_top_k=2), GOLD)
+    assert len(run["q2020"]) == 2 and run.scores("q2020") is not None  # NodeWithScore scores
+    assert set(run.texts) <= set(TEXTS) and all(ft == {2016} for ft in run.focus_times.values())
+    # The nodes' dates (2016) override their texts: query q2016 overlaps every retrieved document.
+    assert temporal_precision(run, GOLD, k=2).per_query["q2016"] == 1.0
+
+
+class HaystackDocument:
+    def __init__(self, doc_id: str, content: str, score: float) -> None:
+        self.id, self.content, self.score, self.meta = doc_id, content, score, {}
+
+
+class HaystackRetriever:
+    """The shape of a Haystack component: run(query=..., top_k=...) -> {"documents": [...]}."""
+
+    def run(self, query: str, top_k: int = 10) -> dict[str, list[HaystackDocument]]:
+        ranked = sorted(TEXTS.items(), key=lambda item: item[0] not in query.lower())
+        return {
+            "documents": [
+                HaystackDocument(d, t, 1.0 / (i + 1)) for i, (d, t) in enumerate(ranked[:top_k])
+            ]
+        }
+
+
+def test_haystack_shaped_component() -> None:
+    run = Run.from_retriever(HaystackRetriever(), GOLD, k=2)
+    assert run["q2020"] == ["d2020", "d2016"]  # scored, so trec_eval's order
+    assert run.texts == {doc: TEXTS[doc] for doc in ("d2020", "d2016")}  # texts of the kept
+    assert temporal_ndcg(run, GOLD, k=2).per_query
+
+
+@pytest.mark.parametrize(
+    ("result", "fragments"),
+    [
+        ([object()], ["query 'q2020', rank 1", "cannot read a doc id from object", "id_key="]),
+        ([{"doc": "a"}], ["rank 1", "a dict without an 'id'", "keys it has: 'doc'"]),
+        (None, ["returned NoneType None for query 'q2020'"]),
+    ],
+)
+def test_unreadable_results_name_query_rank_type_and_id_key(
+    result: Any, fragments: list[str]
+) -> None:
+    with pytest.raises(RunError) as error:
+        Run.from_retriever(lambda text: result, GOLD)
+    for fragment in fragments:
+        assert fragment in str(error.value)
+
+
+def test_a_framework_document_without_an_id_suggests_id_key() -> None:
+    documents = pytest.importorskip("langchain_core.documents")
+    document = documents.Document(page_content="x", metadata={"source": "a.txt"})
+    with pytest.raises(RunError, match="with no .id.*id_key=.*keys it has: 'source'"):
+        Run.from_retriever(lambda text: [document], GOLD)
+    with pytest.raises(RunError, match="whose metadata has no 'doc_id'"):
+        Run.from_retriever(lambda text: [document], GOLD, id_key="doc_id")
+
+
+def test_failures_inside_async_retrievers_name_the_query_and_chain_the_cause() -> None:
+    async def retrieve(text: str) -> list[str]:
+        if "2016" in text:
+            raise TimeoutError("the index timed out")
+        await asyncio.sleep(0)
+        return ["a"]
+
+    with pytest.raises(RunError, match=r"failed on query 'q2016'.*timed out") as error:
+        Run.from_retriever(retrieve, GOLD)
+    assert isinstance(error.value.__cause__, TimeoutError)
+
+
+@pytest.mark.parametrize("value", [0, -1, True, 2.5])
+def test_bad_max_concurrency(value: Any) -> None:
+    with pytest.raises(RunError, match="max_concurrency must be a positive integer"):
+        Run.from_retriever(lambda text: [], GOLD, max_concurrency=value)
+
+
+def test_bad_k_is_the_metric_error_everywhere() -> None:
+    with pytest.raises(MetricError, match="k must be a positive integer"):
+        Run.from_retriever(lambda text: [], GOLD, k=0)

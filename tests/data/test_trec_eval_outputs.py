@@ -1,0 +1,148 @@
+"""trec_eval's own test data (version 10, shipped in tests/data/trec_eval/), read by the plugin and
+compared with trec_eval's printed outputs, per query and for `all`, to its 4 printed decimals."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pytest_tempoeval import (
+    GoldSet,
+    MetricResult,
+    Run,
+    average_precision,
+    mrr,
+    ndcg,
+    precision,
+    recall,
+)
+
+DATA = Path(__file__).parent / "trec_eval"
+# trec_eval measure -> the plugin's function of (run, gold, cutoff).
+MEASURES: dict[str, Callable[[Run, GoldSet, int | None], MetricResult]] = {
+    "map": lambda run, gold, _: average_precision(run, gold),
+    "map_cut": lambda run, gold, k: average_precision(run, gold, k=k),
+    "P": lambda run, gold, k: precision(run, gold, k=k),
+    "recall": lambda run, gold, k: recall(run, gold, k=k),
+    "recip_rank": lambda run, gold, _: mrr(run, gold),
+    "ndcg_cut": lambda run, gold, k: ndcg(run, gold, k=k),
+}
+_MEASURE = re.compile(r"(?P<name>[a-z_A-Z]+?)(?:_(?P<k>\d+))?")
+
+
+def trec_eval_output(name: str) -> dict[str, dict[str, str]]:
+    """measure -> {query id or 'all': value as printed}, for the measures the plugin has."""
+    values: dict[str, dict[str, str]] = {}
+    for line in (DATA / name).read_text().splitlines():
+        measure, query, value = line.split()
+        match = _MEASURE.fullmatch(measure)
+        if (
+            match
+            and match["name"] in MEASURES
+            and (match["k"] is not None) == (match["name"] not in ("map", "recip_rank"))
+        ):
+            values.setdefault(measure, {})[query] = value
+    return values
+
+
+def compute(measure: str, run: Run, gold: GoldSet) -> MetricResult:
+    match = _MEASURE.fullmatch(measure)
+    assert match is not None
+    return MEASURES[match["name"]](run, gold, int(match["k"]) if match["k"] else None)
+
+
+def check_against(output: str, qrels: str, results: str) -> int:
+    """Every value of ``output`` equals the plugin's to 4 decimals; returns how many it checked."""
+    expected = trec_eval_output(output)
+    gold = GoldSet.from_trec_qrels(DATA / qrels)
+    run = Run.load(DATA / results)
+    checked = 0
+    for measure, by_query in expected.items():
+        result = compute(measure, run, gold)
+        for query, value in by_query.items():
+            ours = float(result) if query == "all" else result.per_query[query]
+            assert f"{ours:.4f}" == value, (measure, query, ours, value)
+            checked += 1
+    return checked
+
+
+def test_default_measures_match_out_test() -> None:
+    assert trec_eval_output("out.test")["map"]["all"] == "0.1785"
+    # map, recip_rank and P at 9 cutoffs, for `all` (out.test has no per-query lines)
+    assert check_against("out.test", "qrels.test", "results.test") == 11
+
+
+def test_all_trec_per_query_matches_out_test_aq() -> None:
+    """map, map_cut, P, recall, recip_rank and ndcg_cut at every cutoff, per query and overall:
+    (2 + 4 x 9 cutoffs) measures x (3 queries + all)."""
+    assert check_against("out.test.aq", "qrels.test", "results.test") == 38 * 4
+
+
+def test_missing_run_query_scores_zero_as_with_dash_c() -> None:
+    """results.trunc lacks query 302: the plugin scores it 0 and counts it, as trec_eval -c."""
+    assert check_against("out.test.aqc", "qrels.test", "results.trunc") > 100
+    result = average_precision(
+        Run.load(DATA / "results.trunc"), GoldSet.from_trec_qrels(DATA / "qrels.test")
+    )
+    assert result.per_query["302"] == 0.0 and result.extra["missing_queries"] == 1
+
+
+def test_comment_lines_are_skipped_as_trec_eval_10_skips_them() -> None:
+    """The file holds '# comment here' and '# and comment here' (four tokens: read as data, it
+    would be a query named '#', scored 0, and MAP would fall from 0.1785 to 0.1339)."""
+    with_comments = GoldSet.from_trec_qrels(DATA / "qrels.test.with-comments")
+    assert "#" not in with_comments and len(with_comments) == 3
+    assert check_against("out.test", "qrels.test.with-comments", "results.test") == 11
+    # The same judgments, except one doc id that holds a '#' (not a comment: not at a line start).
+    judged = with_comments.queries["301"].relevant
+    assert judged.pop("CR#93E-1860") == 0
+    plain = GoldSet.from_trec_qrels(DATA / "qrels.test").queries["301"].relevant
+    assert judged == {doc: grade for doc, grade in plain.items() if doc != "CR93E-1860"}
+
+
+@pytest.mark.parametrize("k", [5, 10, 100, None])
+def test_negative_grades_are_judged_non_relevant(k: int | None, tmp_path: Path) -> None:
+    """qrels.rel_level grades -1..4. A -1 is judged non-relevant: every measure equals the one
+    from the same file with each -1 written as 0."""
+    text = (DATA / "qrels.rel_level").read_text()
+    assert " -1\n" in text
+    (tmp_path / "zeros.qrels").write_text(text.replace(" -1\n", " 0\n"))
+    run = Run.load(DATA / "results.test")
+    with_negatives = GoldSet.from_trec_qrels(DATA / "qrels.rel_level")
+    zeros = GoldSet.from_trec_qrels(tmp_path / "zeros.qrels")
+    for metric in (average_precision, precision, recall, ndcg, mrr):
+        if k is None and metric in (precision, recall, ndcg):
+            continue
+        ours, theirs = metric(run, with_negatives, k=k), metric(run, zeros, k=k)
+        assert ours.per_query == theirs.per_query
+
+
+def test_negative_grades_match_pytrec_eval() -> None:
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels: dict[str, dict[str, int]] = {}
+    for line in (DATA / "qrels.rel_level").read_text().splitlines():
+        query, _, doc, grade = line.split()
+        qrels.setdefault(query, {})[doc] = int(grade)
+    run: dict[str, dict[str, float]] = {}
+    for line in (DATA / "results.test").read_text().splitlines():
+        query, _, doc, _, score, _ = line.split()
+        run.setdefault(query, {})[doc] = float(score)
+    measures = {"map", "P_10", "recall_100", "ndcg_cut_10", "recip_rank"}
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    gold, ours_run = (
+        GoldSet.from_trec_qrels(DATA / "qrels.rel_level"),
+        Run.load(DATA / "results.test"),
+    )
+    ours = {
+        "map": average_precision(ours_run, gold),
+        "P_10": precision(ours_run, gold, k=10),
+        "recall_100": recall(ours_run, gold, k=100),
+        "ndcg_cut_10": ndcg(ours_run, gold, k=10),
+        "recip_rank": mrr(ours_run, gold),
+    }
+    for measure, result in ours.items():
+        for query, value in result.per_query.items():
+            assert value == pytest.approx(theirs[query][measure], abs=1e-12), (measure, query)
