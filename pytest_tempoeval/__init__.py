@@ -23,6 +23,7 @@ _ERRORS = (
     "JudgeCassetteError",
     "BaselineError",
     "BaselineRegression",
+    "GoldSetWarning",
 )
 # Public name -> the module that defines it.
 _EXPORTS = {

@@ -8,6 +8,10 @@ bad retriever.
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
+
 
 class TempoEvalError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -52,6 +56,40 @@ class BaselineError(TempoEvalError, ValueError):
 
 class BaselineRegression(AssertionError):
     """The gate: a result dropped below its baseline (beyond max_drop, and significantly)."""
+
+
+class GoldSetWarning(UserWarning):
+    """A gold set that loads but probably does not say what its author meant: a judged document
+    that the declared documents lack (a typo there lowers every score, silently). Turn it into an
+    error with ``-W error::pytest_tempoeval.GoldSetWarning``."""
+
+
+# Shown as pytest_tempoeval.RunError in tracebacks: the public name, where users import it from.
+for _error in (
+    TempoEvalError,
+    FocusTimeError,
+    GoldSetError,
+    RunError,
+    MetricError,
+    JudgeError,
+    InvalidReply,
+    NoValidAnswer,
+    JudgeCassetteError,
+    BaselineError,
+    BaselineRegression,
+    GoldSetWarning,
+):
+    _error.__module__ = "pytest_tempoeval"
+del _error
+
+
+def warn(warning: Warning) -> None:
+    """Issue ``warning`` at the first frame outside this package: the user's call, not ours."""
+    package = os.path.dirname(__file__) + os.sep
+    frame, level = sys._getframe(1), 2  # stacklevel 2: our caller
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(warning, stacklevel=level)
 
 
 def located(path: object, line: int | None, message: str) -> str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.metrics.checks import active_recorders
+from pytest_tempoeval.metrics.checks import active_recorders, policy
 from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 SESSION = pytest.StashKey[TempoEvalSession]()
 CALL_FAILED = pytest.StashKey[bool]()
+BASELINES = pytest.StashKey["BaselineStore"]()
 RECORD_MODES = ("none", "once", "new_episodes", "all")  # vcrpy's
 
 
@@ -83,32 +84,62 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "Largest drop of a metric mean a baseline check tolerates.",
         default="0.0",
     )
+    parser.addini(
+        "tempoeval_judge_prices",
+        "Judge prices in US dollars per million tokens, one 'model = input/output' line each; "
+        "they override the plugin's dated table.",
+        type="linelist",
+    )
+    parser.addini(
+        "tempoeval_fail_on_excluded",
+        "Fail every check of a result that leaves a query out (excluded, or a run query the gold "
+        "set lacks); a metric call's own fail_on_excluded= wins.",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture loads "
-        "(path from rootdir).",
+        "tempoeval(PATH) or tempoeval(gold=PATH): the golden query set the tempoeval_gold fixture "
+        "loads (path from rootdir).",
     )
-    config.stash[SESSION] = TempoEvalSession()
-    config.pluginmanager.register(_PassedTests(config.stash[SESSION]), "tempoeval-passed-tests")
-    if config.pluginmanager.hasplugin("xdist"):
-        config.pluginmanager.register(_XdistHooks(config.stash[SESSION]), "tempoeval-xdist")
+    policy.fail_on_excluded = config.getini("tempoeval_fail_on_excluded")
+    config.stash[SESSION] = state = TempoEvalSession()
+    if prices := config.getini("tempoeval_judge_prices"):
+        from pytest_tempoeval.judge.prices import parse_prices
+
+        try:
+            state.judge_prices = parse_prices(prices)
+        except ValueError as error:
+            raise pytest.UsageError(str(error)) from None
+    config.pluginmanager.register(_PassedTests(state), "tempoeval-passed-tests")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    policy.fail_on_excluded = False  # pytester runs sessions inside this one
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Bad marker arguments are usage errors, reported before anything runs."""
     for item in items:
         for marker in item.iter_markers("tempoeval"):
-            gold = marker.kwargs.get("gold")
-            unknown = set(marker.kwargs) - {"gold"}
-            if marker.args or unknown or not isinstance(gold, (str, os.PathLike)):
-                raise pytest.UsageError(
-                    f"{item.nodeid}: @pytest.mark.tempoeval takes one keyword argument, gold=PATH "
-                    f"(a string path to a YAML/JSON gold set); got args={marker.args!r}, "
-                    f"kwargs={marker.kwargs!r}"
-                )
+            _marker_gold(marker, item.nodeid)
+
+
+def _marker_gold(marker: pytest.Mark, test: str) -> str | os.PathLike[str]:
+    """The gold set a ``tempoeval`` marker names: ``tempoeval("gold.yaml")`` or
+    ``tempoeval(gold="gold.yaml")``."""
+    unknown = set(marker.kwargs) - {"gold"}
+    given = [*marker.args, *([marker.kwargs["gold"]] if "gold" in marker.kwargs else [])]
+    if unknown or len(given) != 1 or not isinstance(given[0], (str, os.PathLike)):
+        raise pytest.UsageError(
+            f"{test}: @pytest.mark.tempoeval takes one gold set path, as tempoeval('gold.yaml') "
+            f"or tempoeval(gold='gold.yaml') (a YAML/JSON file, a qrels file or a BEIR folder); "
+            f"got args={marker.args!r}, kwargs={marker.kwargs!r}"
+        )
+    return given[0]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -141,9 +172,18 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     recorder, rows = item.config.stash[SESSION].recorder_for(item.nodeid)
     active_recorders.append(recorder)
     try:
-        return (yield)
-    except BaseException:
+        outcome = yield
+        store = item.stash.get(BASELINES, None)
+        if store is not None and store.regressions:  # every check ran; now the test fails
+            item.stash[CALL_FAILED] = True
+            pytest.fail(store.regression_report(), pytrace=False)
+        return outcome
+    except BaseException as error:
         item.stash[CALL_FAILED] = True  # update mode writes no baseline from a failed test
+        from pytest_tempoeval.failures import trim, trimming
+
+        if trimming(item.config):
+            trim(error)
         raise
     finally:
         active_recorders.pop()
@@ -169,7 +209,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     from pytest_tempoeval.reports.text import judge_line, terminal_lines, unused_lines
 
-    rows, judging, unused = state.sorted_rows(), judge_line(state.judge_stats), state.unused
+    judging = judge_line(state.judge_stats, state.judge_prices)
+    rows, unused = state.sorted_rows(), state.unused
     terminalreporter.section("tempoeval")
     for line in terminal_lines(rows) if rows else []:
         terminalreporter.write_line(line)
@@ -203,7 +244,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if any(paths.values()):
         from pytest_tempoeval.reports.writer import write_reports
 
-        write_reports(state.sorted_rows(), state.judge_stats, state.unused, **paths)
+        write_reports(
+            state.sorted_rows(), state.judge_stats, state.judge_prices, state.unused, **paths
+        )
 
 
 def _baseline_dir(config: pytest.Config) -> Path:
@@ -223,17 +266,12 @@ class _PassedTests:
             self.state.passed_tests.add(report.nodeid)
 
 
-class _XdistHooks:
-    """Registered only when pytest-xdist is installed (its hook would be unknown otherwise)."""
-
-    def __init__(self, state: TempoEvalSession) -> None:
-        self.state = state
-
-    @pytest.hookimpl
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
-        if payload:
-            self.state.merge_worker_output(payload)
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: unknown when xdist is not installed
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """On the controller: a worker's checks, judge stats and baseline notes join the session's."""
+    payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
+    if payload:
+        node.config.stash[SESSION].merge_worker_output(payload)
 
 
 # -- fixtures --------------------------------------------------------------------------------------
@@ -244,7 +282,11 @@ def tempoeval_gold(request: pytest.FixtureRequest) -> GoldSet:
     """The gold set named by ``@pytest.mark.tempoeval(gold=...)`` (or the ``tempoeval_gold`` ini
     key), loaded once per session."""
     marker = request.node.get_closest_marker("tempoeval")
-    raw = marker.kwargs["gold"] if marker else request.config.getini("tempoeval_gold")
+    raw = (
+        _marker_gold(marker, request.node.nodeid)
+        if marker
+        else request.config.getini("tempoeval_gold")
+    )
     if not raw:
         pytest.fail(
             f"{request.node.nodeid}: the tempoeval_gold fixture needs a gold set: add "
@@ -292,7 +334,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         progress=progress_line(config) if cassette.recording else None,  # silent in replay
     )
     yield judge
-    config.stash[SESSION].add_judge_stats(judge.stats)
+    config.stash[SESSION].add_judge_stats(judge.model, judge.stats)
     cassette.save()  # only if something was recorded; kept even when the test failed
 
 
@@ -336,8 +378,9 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
     directory = _baseline_dir(config)
     update = config.getoption("tempoeval_update_baseline")
     store = BaselineStore.for_test(
-        directory, request.node.nodeid, update, max_drop=default_drop, on_check=report
+        directory, request.node.nodeid, update, max_drop=default_drop, on_check=report, defer=True
     )
+    request.node.stash[BASELINES] = store  # regressions fail the test when its body has ended
     yield store
     if store.checked:
         state.checked_baselines.add(store.path.relative_to(directory).as_posix())

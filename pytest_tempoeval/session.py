@@ -18,10 +18,11 @@ import pytest
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.files import per_test_path
 from pytest_tempoeval.metrics.checks import Check, Recorder
+from pytest_tempoeval.metrics.explain import left_out
 
 WORKER_OUTPUT_KEY = "tempoeval"
 _BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
-JUDGE_COUNTERS = ("judgments", "cache_hits", "input_tokens", "output_tokens")
+JUDGE_COUNTERS = ("replayed", "asked", "cache_hits", "input_tokens", "output_tokens")
 
 
 @dataclass
@@ -43,11 +44,11 @@ class CheckRow:
     baseline: float | None = None
     delta: float | None = None
     p_value: float | None = None
-    note: str = ""
+    note: str = ""  # the baseline's verdict, and what the score left out
     baseline_per_query: dict[str, float] = field(default_factory=dict)
-    worst: list[dict[str, Any]] = field(
-        default_factory=list
-    )  # the worst queries, explained (HTML report)
+    # The worst queries, explained (HTML report).
+    worst: list[dict[str, Any]] = field(default_factory=list)
+    ignored_run_queries: list[str] = field(default_factory=list)  # not in the gold set
 
     @property
     def status(self) -> str:
@@ -57,6 +58,8 @@ class CheckRow:
     def from_check(cls, test: str, sequence: int, check: Check) -> CheckRow:
         result = check.result
         score = float(result)
+        ignored = list(result.extra.get("ignored_run_queries") or [])
+        note = "; ".join(filter(None, [check.note, left_out(result.excluded, ignored)]))
         return cls(
             test=test,
             sequence=sequence,
@@ -73,9 +76,10 @@ class CheckRow:
             baseline=check.baseline,
             delta=None if check.baseline is None else score - check.baseline,
             p_value=check.p_value,
-            note=check.note,
+            note=note,
             baseline_per_query=dict(check.baseline_scores or {}),
             worst=_worst_explained(result),
+            ignored_run_queries=ignored,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -109,7 +113,9 @@ class TempoEvalSession:
 
     def __init__(self) -> None:
         self.rows: list[CheckRow] = []
-        self.judge_stats = dict.fromkeys(JUDGE_COUNTERS, 0)  # summed over every test's judge
+        # Judge model -> counters, summed over every test's judge.
+        self.judge_stats: dict[str, dict[str, int]] = {}
+        self.judge_prices: dict[str, tuple[float, float]] = {}  # ini tempoeval_judge_prices
         self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
         # Baseline files (relative to the baseline directory, "module/test.json"), for the report of
         # unused ones: those of the selected tests, those checked, and modules not wholly selected.
@@ -136,17 +142,20 @@ class TempoEvalSession:
     @property
     def judged(self) -> bool:
         """Whether any judge asked or answered anything this session."""
-        return any(self.judge_stats.values())
+        return any(any(counters.values()) for counters in self.judge_stats.values())
 
-    def add_judge_stats(self, stats: Any) -> None:
+    def add_judge_stats(self, model: str, stats: Any) -> None:
+        counters = self.judge_stats.setdefault(model, dict.fromkeys(JUDGE_COUNTERS, 0))
         for counter in JUDGE_COUNTERS:
-            self.judge_stats[counter] += getattr(stats, counter)
+            counters[counter] += (
+                getattr(stats, counter) if not isinstance(stats, dict) else stats[counter]
+            )
 
     def gold_set(self, raw: str | Path, config: pytest.Config, test_file: Path, test: str) -> Any:
         """The gold set at ``raw`` (from the rootdir, else beside the test file), loaded once per
         session. A missing or broken file fails the test with the file and line, no traceback."""
         from pytest_tempoeval.data.goldset import GoldSet
-        from pytest_tempoeval.errors import TempoEvalError
+        from pytest_tempoeval.errors import GoldSetWarning, TempoEvalError
 
         path = Path(raw)
         candidates = (
@@ -164,7 +173,7 @@ class TempoEvalSession:
             problem = None
             try:
                 self.gold_sets[key] = GoldSet.load(found)
-            except TempoEvalError as error:
+            except (TempoEvalError, GoldSetWarning) as error:  # a warning, under -W error
                 problem = str(error)  # failed outside the handler: no "during handling..." chain
             if problem is not None:
                 pytest.fail(f"{test}: cannot use gold set {found}:\n{problem}", pytrace=False)
@@ -184,8 +193,8 @@ class TempoEvalSession:
     def merge_worker_output(self, payload: str) -> None:
         data = json.loads(payload)
         self.rows.extend(CheckRow.from_dict(row) for row in data["checks"])
-        for counter in JUDGE_COUNTERS:
-            self.judge_stats[counter] += data["judge"][counter]
+        for model, counters in data["judge"].items():
+            self.add_judge_stats(model, counters)
         for name in _BASELINE_SETS:
             getattr(self, name).update(data[name])
 

@@ -11,6 +11,7 @@ import os
 import pkgutil
 
 import numpy  # noqa: F401
+import pytest
 import yaml  # noqa: F401
 from hypothesis import HealthCheck, settings
 
@@ -27,3 +28,19 @@ settings.register_profile(
     "fuzz", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _inner_sessions_load_only_what_they_test(request: pytest.FixtureRequest) -> None:
+    """pytester's inner sessions (and their xdist workers) load this plugin and xdist only.
+
+    Autoloading every installed plugin costs an inner session about 3 s here, most of it
+    langsmith's (installed with langchain-core, a dev extra): the suite's time went to plugins the
+    tests never use. Tests of loading through the entry point (test_inert.py) opt out with
+    ``@pytest.mark.autoload``.
+    """
+    if "pytester" not in request.fixturenames or request.node.get_closest_marker("autoload"):
+        return
+    monkeypatch = request.getfixturevalue("monkeypatch")
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.setenv("PYTEST_PLUGINS", "pytest_tempoeval.plugin,xdist.plugin,xdist.looponfail")

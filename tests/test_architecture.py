@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.metadata
-import inspect
 import pkgutil
 from pathlib import Path
 
@@ -23,6 +22,7 @@ LAYERS = ("foundations", "data", "metrics", "judge", "gate", "surface")
 FOUNDATIONS = {"pytest_tempoeval.errors", "pytest_tempoeval.files", "pytest_tempoeval.constants"}
 SURFACE = {
     "pytest_tempoeval",
+    "pytest_tempoeval.failures",
     "pytest_tempoeval.focus_time",  # an alias of data.focus_time, for an import path docs showed
     "pytest_tempoeval.plugin",
     "pytest_tempoeval.session",
@@ -138,9 +138,23 @@ def test_documented_import_paths_still_work() -> None:
 
 
 def test_every_exception_and_warning_lives_in_errors_and_is_exported() -> None:
+    from pytest_tempoeval import errors
+
+    defined = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, BaseException)
+    }
     for info in pkgutil.walk_packages([str(PACKAGE)], "pytest_tempoeval."):
-        module = importlib.import_module(info.name)
-        for name, value in inspect.getmembers(module, inspect.isclass):
-            if issubclass(value, BaseException) and value.__module__.startswith("pytest_tempoeval"):
-                assert value.__module__ == "pytest_tempoeval.errors", f"{info.name}.{name}"
-                assert getattr(pytest_tempoeval, name) is value, f"{name} is not exported"
+        source = PACKAGE.parent / (
+            info.name.replace(".", "/") + ("/__init__.py" if info.ispkg else ".py")
+        )
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and info.name != "pytest_tempoeval.errors":
+                bases = {getattr(base, "id", getattr(base, "attr", "")) for base in node.bases}
+                assert not bases & (defined | {"Exception", "Warning", "ValueError"}), (
+                    f"{info.name}.{node.name} is an exception class outside errors.py"
+                )
+    for name in defined - {"Exception"}:
+        assert getattr(pytest_tempoeval, name) is getattr(errors, name), f"{name} is not exported"
+        assert getattr(errors, name).__module__ == "pytest_tempoeval"  # its public name

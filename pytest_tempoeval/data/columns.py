@@ -282,6 +282,10 @@ class Ragged:
             else self.select(np.flatnonzero(rank < limit))
         )
 
+    def docs_of_all(self) -> list[str]:
+        """Every row's doc id, decoded."""
+        return decode_ids(self.doc_ids)
+
     def docs_of(self, index: int) -> list[str]:
         return decode_ids(self.doc_ids[self.offsets[index] : self.offsets[index + 1]])
 

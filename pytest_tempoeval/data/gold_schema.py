@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import difflib
 import numbers
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,13 @@ from pytest_tempoeval.data.readers.structured import (
     yaml_tree,
 )
 from pytest_tempoeval.data.values import id_problem
-from pytest_tempoeval.errors import FocusTimeError, GoldSetError, located
+from pytest_tempoeval.errors import (
+    FocusTimeError,
+    GoldSetError,
+    GoldSetWarning,
+    located,
+    warn,
+)
 
 TOP_KEYS = ("version", "name", "k", "documents", "queries")
 QUERY_KEYS = ("id", "text", "focus_time", "temporal_focus", "relevant")
@@ -158,7 +164,39 @@ def content_from_tree(tree: Any, path: str) -> GoldContent:
         )
     documents = _documents(tree.get("documents"), tree.key_lines.get("documents"), path)
     queries = _queries(tree.get("queries"), tree.key_lines.get("queries", tree.line), path)
-    return GoldContent(queries, documents, name, None if k is None else int(k))
+    if documents:
+        declared = {document.id for document in documents}
+        undeclared = [
+            (query.id, doc_id, line)
+            for query, lines in queries
+            for doc_id, line in lines.items()
+            if doc_id not in declared
+        ]
+        warn_undeclared(undeclared, declared, path, "under 'documents:'")
+    return GoldContent(
+        [query for query, _ in queries], documents, name, None if k is None else int(k)
+    )
+
+
+UNDECLARED_SHOWN = 5  # undeclared ids warned about one by one; the rest in one warning
+
+
+def warn_undeclared(
+    undeclared: list[tuple[str, str, int | None]], declared: Collection[str], path: str, where: str
+) -> None:
+    """A GoldSetWarning per judged document the declared ones lack: (query id, doc id, line)."""
+    for query_id, doc_id, line in undeclared[:UNDECLARED_SHOWN]:
+        close = difflib.get_close_matches(doc_id, declared, n=1) if len(declared) <= 100_000 else []
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        message = (
+            f"query {query_id!r} judges doc {doc_id!r}, which is not declared {where}{hint} "
+            "(a judged document that the run can never match lowers every score)"
+        )
+        warn(GoldSetWarning(located(path, line, message)))
+    more = len(undeclared) - UNDECLARED_SHOWN
+    if more > 0:
+        message = f"and {more} more judged documents not declared {where}"
+        warn(GoldSetWarning(located(path, None, message)))
 
 
 def did_you_mean(key: str, allowed: tuple[str, ...]) -> str:
@@ -259,7 +297,9 @@ def _parse_item(value: Any, path: str, line: int | None, owner: str) -> FocusTim
         ) from None
 
 
-def _queries(section: Any, line: int | None, path: str) -> list[GoldQuery]:
+def _queries(
+    section: Any, line: int | None, path: str
+) -> list[tuple[GoldQuery, dict[str, int | None]]]:
     if section is None:
         raise GoldSetError(
             located(path, line, "the gold set has no queries; add a 'queries:' list")
@@ -276,7 +316,8 @@ def _queries(section: Any, line: int | None, path: str) -> list[GoldQuery]:
     ]
 
 
-def _query(item: Any, line: int | None, path: str) -> GoldQuery:
+def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str, int | None]]:
+    """The query, and the line of each judged document id."""
     if not isinstance(item, LineDict):
         raise GoldSetError(
             located(path, line, f"a query must be a mapping with at least 'id', got {shown(item)}")
@@ -297,14 +338,18 @@ def _query(item: Any, line: int | None, path: str) -> GoldQuery:
         item.key_lines.get("temporal_focus") or line,
         f"{owner} temporal_focus",
     )
-    relevant = _relevant(item.get("relevant"), item.key_lines.get("relevant") or line, path, owner)
+    relevant_line = item.key_lines.get("relevant") or line
+    relevant, lines = _relevant(item.get("relevant"), relevant_line, path, owner)
     focus_time = _focus_time(item, text, path, line, owner)
-    return GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line)
+    return GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line), lines
 
 
-def _relevant(section: Any, line: int | None, path: str, owner: str) -> dict[str, int]:
+def _relevant(
+    section: Any, line: int | None, path: str, owner: str
+) -> tuple[dict[str, int], dict[str, int | None]]:
+    """Doc id -> grade, and doc id -> the line it is written on."""
     if section is None:
-        return {}
+        return {}, {}
     if isinstance(section, LineList):
         pairs = [(doc, 1, doc_line or line) for doc, doc_line in zip(section, section.item_lines)]
     elif isinstance(section, LineDict):
@@ -344,4 +389,4 @@ def _relevant(section: Any, line: int | None, path: str, owner: str) -> dict[str
             )
         grades[doc_id] = int(grade)
         first_lines[doc_id] = doc_line
-    return grades
+    return grades, first_lines

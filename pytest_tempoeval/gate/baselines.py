@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ class BaselineComparison:
     """The outcome of one check, for messages and reports."""
 
     key: str
-    status: str  # "pass", "improved", "regressed", "written"
+    status: str  # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded)
     baseline: float | None
     current: float
     queries: int  # paired queries
@@ -56,7 +56,7 @@ class BaselineComparison:
 
     @property
     def passed(self) -> bool:
-        return self.status != "regressed"
+        return self.status not in ("regressed", "incomplete")
 
     @property
     def note(self) -> str:
@@ -64,6 +64,7 @@ class BaselineComparison:
             "improved": "baseline can be raised",
             "regressed": "regressed",
             "written": "baseline written",
+            "incomplete": "queries left out (fail_on_excluded)",
         }.get(self.status, "")
 
     def describe(self) -> str:
@@ -162,8 +163,13 @@ class BaselineStore:
         test_id: str = "",
         max_drop: float = 0.0,
         on_check: Callable[[Any, BaselineComparison], None] | None = None,
+        defer: bool = False,
     ) -> None:
         self.path = path
+        # With defer (the fixture's), a failed check is kept and the test goes on: every check
+        # runs and is reported, and the test fails at its end listing them all (regressions).
+        self.defer = defer
+        self.regressions: list[str] = []
         self.update = update  # --tempoeval-update-baseline: write instead of check
         self.test_id = test_id
         self.max_drop = max_drop  # the tempoeval_max_drop ini default
@@ -198,7 +204,9 @@ class BaselineStore:
         name: str | None = None,
         seed: int | None = None,
     ) -> BaselineComparison:
-        """Compare ``result`` with its baseline; raise :class:`BaselineRegression` on a drop.
+        """Compare ``result`` with its baseline; on a significant drop, raise
+        :class:`BaselineRegression`, or with ``defer`` (the ``tempoeval_baseline`` fixture) note it
+        and go on: the test fails when it ends, listing every failed check.
 
         ``name`` tells apart two results of the same metric in one test (default: ``ndcg@10 gold``).
         """
@@ -234,11 +242,26 @@ class BaselineStore:
             comparison = compare(
                 key, stored["per_query"], entry["per_query"], max_drop, alpha, seed
             )
+        left_out = result.exclusion_failure()
+        if left_out and comparison.passed:
+            comparison = replace(comparison, status="incomplete")
         if self._on_check is not None:
             self._on_check(result, comparison)
-        if not comparison.passed:
-            raise BaselineRegression(self._regression_message(comparison, result))
+        if comparison.passed:
+            return comparison
+        message = self._regression_message(comparison, result)
+        if left_out:
+            message += f"\n  fails because nothing may be left out (fail_on_excluded): {left_out}"
+        if not self.defer:
+            raise BaselineRegression(message)
+        self.regressions.append(message)
         return comparison
+
+    def regression_report(self) -> str:
+        """Every failed check of this test, for the failure at its end."""
+        count = len(self.regressions)
+        head = f"{count} baseline check{'s' if count != 1 else ''} of this test failed:"
+        return "\n".join([head, *self.regressions])
 
     def _stored_entry(self, key: str, entry: dict[str, Any]) -> dict[str, Any]:
         __tracebackhide__ = True  # failures point at the test's line, not here
@@ -277,7 +300,8 @@ class BaselineStore:
         return stored
 
     def _regression_message(self, comparison: BaselineComparison, result: Any) -> str:
-        lines = [f"{self.test_id}: regression against {self.path}", f"  {comparison.describe()}"]
+        what = "regression" if comparison.status == "regressed" else "failed check"
+        lines = [f"{self.test_id}: {what} against {self.path}", f"  {comparison.describe()}"]
         shown = comparison.regressed[:REGRESSED_LISTED]
         if shown:
             more = len(comparison.regressed) - len(shown)

@@ -41,12 +41,19 @@ MAX_TOKENS = 300  # the seed replies are a few lines of JSON
 
 @dataclass
 class JudgeStats:
-    """What the session summary reports about judging."""
+    """What the session summary reports about judging: what was replayed (free), and what was
+    asked live (billed), with its tokens."""
 
-    judgments: int = 0  # requests answered by the API (or a cassette)
+    replayed: int = 0  # answered from the cassette
+    asked: int = 0  # answered by the API
     cache_hits: int = 0  # identical (model, prompt) pairs answered from this judge's memory
-    input_tokens: int = 0
+    input_tokens: int = 0  # of the requests asked live
     output_tokens: int = 0
+
+    @property
+    def judgments(self) -> int:
+        """Requests answered, by the cassette or the API."""
+        return self.replayed + self.asked
 
 
 class AnthropicJudge:
@@ -229,6 +236,7 @@ class AnthropicJudge:
         if self.cassette is not None and not (fresh and self.cassette.recording):
             stored = self.cassette.answer(body)
             if stored is not None:
+                self.stats.replayed += 1
                 return self._reply_text(stored)
             if not self.cassette.recording:
                 raise self.cassette.miss()
@@ -242,6 +250,11 @@ class AnthropicJudge:
             raise JudgeError(f"the judge ({self.model}) failed: {error}") from error
         if self.cassette is not None:  # kept once the reply is read as valid (see _record)
             self._unrecorded[prompt] = (raw.http_request, raw.http_response)
+        self.stats.asked += 1
+        usage = message.get("usage") if isinstance(message, dict) else None
+        usage = usage if isinstance(usage, dict) else {}
+        self.stats.input_tokens += _count(usage.get("input_tokens"))
+        self.stats.output_tokens += _count(usage.get("output_tokens"))
         return self._reply_text(message)
 
     def _record(self, prompt: str) -> None:
@@ -250,11 +263,7 @@ class AnthropicJudge:
             self.cassette.record(*exchange)
 
     def _reply_text(self, message: dict[str, Any]) -> str:
-        """The text of a Messages API response (parsed JSON), counted in the stats."""
-        self.stats.judgments += 1
-        usage = message.get("usage") or {}
-        self.stats.input_tokens += usage.get("input_tokens", 0) or 0
-        self.stats.output_tokens += usage.get("output_tokens", 0) or 0
+        """The text of a Messages API response (parsed JSON)."""
         content = message.get("content")
         return (
             "".join(block.get("text", "") for block in content if isinstance(block, dict))
@@ -304,3 +313,8 @@ class AnthropicJudge:
                 )
             self._clients[loop] = anthropic.AsyncAnthropic(**options)
         return self._clients[loop]
+
+
+def _count(value: Any) -> int:
+    """A token count from a response's usage; anything else (a damaged reply) counts 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

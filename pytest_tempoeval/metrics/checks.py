@@ -31,6 +31,16 @@ Recorder = Callable[[Check], None]
 active_recorders: list[Recorder] = []  # the plugin pushes one per running test
 
 
+@dataclass
+class Policy:
+    """Session-wide rules for checks, set by the plugin from the ini file."""
+
+    fail_on_excluded: bool = False  # ini tempoeval_fail_on_excluded; a metric call's own wins
+
+
+policy = Policy()
+
+
 def record(check: Check) -> None:
     if active_recorders:
         active_recorders[-1](check)

@@ -42,6 +42,7 @@ class Explained(Protocol):
     def __float__(self) -> float: ...
     def worst(self, n: int) -> list[str]: ...
     def explain_query(self, query_id: str) -> QueryExplanation | None: ...
+    def exclusion_failure(self) -> str | None: ...
 
 
 def format_score(value: float | None) -> str:
@@ -146,14 +147,34 @@ def query_lines(result: Explained, query_id: str) -> list[str]:
     return lines
 
 
+def left_out(excluded: Mapping[str, str], ignored: list[str], shown: int = 3) -> str:
+    """What a score leaves out, by reason: ``1 excluded: no focus time (q7)``; empty if nothing.
+
+    Every report shows it: an excluded query or an ignored run query is never silent."""
+    reasons: dict[str, list[str]] = {}
+    for query_id, reason in excluded.items():
+        reasons.setdefault(reason, []).append(query_id)
+    parts = [f"{reason} ({_ids(ids, shown)})" for reason, ids in reasons.items()]
+    text = f"{len(excluded)} excluded: {'; '.join(parts)}" if excluded else ""
+    if ignored:
+        run_queries = _count(len(ignored), "run query", "run queries")
+        text += (
+            "; " if text else ""
+        ) + f"{run_queries} not in the gold set ({_ids(ignored, shown)})"
+    return text
+
+
 def explain_comparison(result: Explained, op: str, threshold: float, verbose: int) -> list[str]:
     """Lines explaining why ``result op threshold`` failed; more queries with ``-vv``."""
-    counted, excluded = len(result.per_query), len(result.excluded)
+    counted = len(result.per_query)
+    omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
     head = (
         f"{result.label} [{result.mode}] = {format_score(float(result))}, needed {op} "
         f"{threshold:g}; {counted} quer{'y' if counted == 1 else 'ies'} counted, "
-        f"{excluded} excluded"
+        f"{omitted if result.excluded else '0 excluded' + ('; ' + omitted if omitted else '')}"
     )
+    if result.exclusion_failure():
+        head += "; fails because nothing may be left out (fail_on_excluded)"
     worst = result.worst(WORST_NAMED)
     if worst:
         head += "; worst: " + ", ".join(f"{q} {result.per_query[q]:.3f}" for q in worst)

@@ -54,10 +54,11 @@ def temporal_ndcg(
     judge: Judge | None = None,
     gain: str = "linear",
     strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """Temporal nDCG@k. Relevance, by mode: focus_time 4·Jaccard(QFT, DFT); gold the graded
     judgments; llm the judge's grade."""
-    scoring = _inputs(run, gold, k, strict=strict)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     _check_choice("gain", gain, kernels.GAINS)
     relevance = _relevance(scoring, mode, judge, strict=strict, modes=TEMPORAL_MODES)
     return _ndcg_result("temporal_ndcg", relevance, scoring, mode, gain)
@@ -71,10 +72,11 @@ def temporal_precision(
     judge: Judge | None = None,
     threshold: float = 0.0,
     strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard >
     threshold when threshold > 0)."""
-    scoring = _inputs(run, gold, k, strict=strict)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     relevance = _relevance(
         scoring, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True
     )
@@ -89,10 +91,11 @@ def temporal_recall(
     mode: str = "focus_time",
     threshold: float = 0.0,
     strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """Temporal R@k: temporally relevant documents in the top k / all known temporally relevant
     documents."""
-    scoring = _inputs(run, gold, k, strict=strict)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.recall(relevance.relevant, relevance.n_relevant, scoring.depth)
     return _result(
@@ -107,10 +110,11 @@ def temporal_mrr(
     mode: str = "focus_time",
     threshold: float = 0.0,
     strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """Reciprocal rank of the first temporally relevant document (whole ranking unless k is
     given)."""
-    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
     relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
     return _result(
@@ -125,9 +129,10 @@ def temporal_map(
     mode: str = "focus_time",
     threshold: float = 0.0,
     strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """Average precision over temporally relevant documents (whole ranking unless k is given)."""
-    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
     relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, scoring.k)
     return _result(
@@ -139,48 +144,71 @@ def temporal_map(
 
 
 def ndcg(
-    run: RunLike, gold: GoldLike, k: int | None = None, gain: str = "linear", strict: bool = False
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    gain: str = "linear",
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """nDCG@k over graded judgments; equals trec_eval's ``ndcg_cut.k``."""
-    scoring = _inputs(run, gold, k, strict=strict)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     _check_choice("gain", gain, kernels.GAINS)
     relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth)
     return _ndcg_result("ndcg", relevance, scoring, "gold", gain)
 
 
 def precision(
-    run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """P@k (grade >= 1 is relevant); equals trec_eval's ``P.k``."""
-    scoring = _inputs(run, gold, k, strict=strict)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
     scores = kernels.precision(relevance.relevant, scoring.depth)
     return _result("precision", relevance, scoring, "gold", scores, binary=True)
 
 
 def recall(
-    run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """R@k; equals trec_eval's ``recall.k``."""
-    scoring = _inputs(run, gold, k, strict=strict)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
     scores = kernels.recall(relevance.relevant, relevance.n_relevant, scoring.depth)
     return _result("recall", relevance, scoring, "gold", scores, binary=True)
 
 
-def mrr(run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False) -> MetricResult:
+def mrr(
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+) -> MetricResult:
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
-    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
     relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
     scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
     return _result("mrr", relevance, scoring, "gold", scores, binary=True)
 
 
 def average_precision(
-    run: RunLike, gold: GoldLike, k: int | None = None, strict: bool = False
+    run: RunLike,
+    gold: GoldLike,
+    k: int | None = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
 ) -> MetricResult:
     """AP; with ``k=None`` equals trec_eval's ``map`` per query, with k its ``map_cut.k``."""
-    scoring = _inputs(run, gold, k, strict=strict, cutoff=False)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
     relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
     scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, scoring.k)
     return _result("average_precision", relevance, scoring, "gold", scores, binary=True)
@@ -226,10 +254,16 @@ class _Scoring:
     k: int | None  # the cutoff asked for (None: the whole ranking)
     depth: int  # how many ranks to read: k, or the longest ranking
     notes: dict[str, Any]  # run queries the gold set lacks, identical ids dropped
+    fail_on_excluded: bool | None  # None: the session's policy
 
 
 def _inputs(
-    run: RunLike, gold: GoldLike, k: Any, strict: bool = False, cutoff: bool = True
+    run: RunLike,
+    gold: GoldLike,
+    k: Any,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    cutoff: bool = True,
 ) -> _Scoring:
     """Normalise arguments. Cutoff metrics read ``k`` ranks (default: the gold set's k, else
     DEFAULT_K); the others the whole ranking unless ``k`` is given."""
@@ -251,11 +285,12 @@ def _inputs(
         notes["identical_ids_judged_relevant"] = sorted(q for q, relevant in dropped if relevant)
     if cutoff:
         k = check_k(k if k is not None else gold.k or DEFAULT_K)
-        return _Scoring(scored, gold, k, k, notes)
+        return _Scoring(scored, gold, k, k, notes, fail_on_excluded)
     if k is not None:
         k = check_k(k)
-        return _Scoring(scored, gold, k, k, notes)
-    return _Scoring(scored, gold, None, max(1, int(scored.table.lengths.max(initial=0))), notes)
+        return _Scoring(scored, gold, k, k, notes, fail_on_excluded)
+    depth = max(1, int(scored.table.lengths.max(initial=0)))
+    return _Scoring(scored, gold, None, depth, notes, fail_on_excluded)
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -336,7 +371,17 @@ def _package(
         extra["judge_model"] = relevance.judge_model
     reasons = {ids[i]: reason for i, reason in sorted(excluded.items())}
     explain = _explainer(relevance, scoring, binary)
-    return MetricResult(name, scoring.k, mode, per_query, reasons, explain, extra, scoring.gold)
+    return MetricResult(
+        name,
+        scoring.k,
+        mode,
+        per_query,
+        reasons,
+        explain,
+        extra,
+        scoring.gold,
+        scoring.fail_on_excluded,
+    )
 
 
 def _explainer(

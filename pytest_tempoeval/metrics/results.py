@@ -12,11 +12,12 @@ import numpy as np
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.checks import Check, record
+from pytest_tempoeval.metrics.checks import Check, policy, record
 from pytest_tempoeval.metrics.explain import (
     QueryExplanation,
     explain_comparison,
     explain_text,
+    left_out,
     summary_line,
 )
 
@@ -81,6 +82,7 @@ class MetricResult(float):
         explain_query: Callable[[str], QueryExplanation] | None = None,
         extra: Mapping[str, Any] | None = None,
         gold: Any = None,
+        fail_on_excluded: bool | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -90,6 +92,7 @@ class MetricResult(float):
         value = math.fsum(scores) / len(scores) if scores else math.nan
         self = super().__new__(cls, value)
         self.name, self.k, self.mode = name, k, mode
+        self.fail_on_excluded = fail_on_excluded  # None: the session's policy decides
         self._details = _Details(
             per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold
         )
@@ -186,8 +189,17 @@ class MetricResult(float):
 
     raise_on_failure = False
 
+    def exclusion_failure(self) -> str | None:
+        """With ``fail_on_excluded`` (the call's, else ini ``tempoeval_fail_on_excluded``), what
+        was left out of the score, which fails every check of this result; else None."""
+        strict = policy.fail_on_excluded if self.fail_on_excluded is None else self.fail_on_excluded
+        if not strict:
+            return None
+        return left_out(self.excluded, self.extra.get("ignored_run_queries") or []) or None
+
     def _compare(self, op: str, other: object, outcome: bool) -> bool:
         if isinstance(other, (int, float)) and not isinstance(other, bool):
+            outcome = outcome and self.exclusion_failure() is None
             record(Check(self, op, float(other), outcome))
             if not outcome and self.raise_on_failure:
                 explanation = explain_comparison(self, op, float(other), verbose=0)

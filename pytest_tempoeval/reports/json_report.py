@@ -7,20 +7,25 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from pytest_tempoeval.files import write_atomically
+from pytest_tempoeval.reports.text import judge_totals
 from pytest_tempoeval.session import CheckRow
 
 FORMAT_VERSION = 1
 
 
 def write(
-    path: Path, rows: Sequence[CheckRow], judge: Mapping[str, int], unused: Sequence[str]
+    path: Path,
+    rows: Sequence[CheckRow],
+    judge: Mapping[str, Mapping[str, int]],
+    prices: Mapping[str, tuple[float, float]],
+    unused: Sequence[str],
 ) -> None:
     checks = [row.to_dict() for row in rows]
     document = {
         "version": FORMAT_VERSION,
         "checks": checks,
         "failed": sum(not check["passed"] for check in checks),
-        "judge": dict(judge),
+        "judge": judge_totals(judge, prices) | {"models": {m: dict(c) for m, c in judge.items()}},
         "unused_baselines": list(unused),
     }
     write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")

@@ -8,24 +8,35 @@ from collections.abc import Callable
 import pytest
 
 Progress = Callable[[int, int, int], None]  # (done, total, answered from memory)
-_MIN_INTERVAL = 0.2  # seconds between updates: at most five a second
+TTY_INTERVAL = 0.2  # seconds between updates of a terminal line: at most five a second
+LOG_INTERVAL = 5.0  # seconds between plain lines in a log (CI)
+LOG_STEP = 0.1  # ... or one line every tenth of the way
 
 
 def progress_line(config: pytest.Config) -> Progress | None:
-    """A terminal line updated in place: ``judging 340/1000 (120 cached)``. None under xdist
-    workers, which have no terminal."""
+    """On a terminal, one line updated in place: ``judging 340/1000 (120 cached)``. In a log (not a
+    TTY, as in CI), plain lines, at most one every 5 s or every 10%, never a carriage return. None
+    under xdist workers, which have no terminal."""
     if hasattr(config, "workerinput"):
         return None
     writer = config.get_terminal_writer()
     capture = config.pluginmanager.getplugin("capturemanager")
-    last = [0.0]
+    tty = _isatty(writer)
+    last_time, last_share = [0.0], [0.0]
 
     def show(done: int, total: int, cached: int) -> None:
-        now = time.monotonic()
-        if done < total and now - last[0] < _MIN_INTERVAL:
-            return
-        last[0] = now
-        text = f"\rjudging {done}/{total} ({cached} cached)" + ("\n" if done == total else "")
+        now, share = time.monotonic(), done / max(total, 1)
+        text = f"judging {done}/{total} ({cached} cached)"
+        if tty:
+            if done < total and now - last_time[0] < TTY_INTERVAL:
+                return
+            text = "\r" + text + ("\n" if done == total else "")
+        else:
+            due = now - last_time[0] >= LOG_INTERVAL or share - last_share[0] >= LOG_STEP
+            if done < total and not due:
+                return
+            text += "\n"
+        last_time[0], last_share[0] = now, share
         if capture is None:
             writer.write(text, flush=True)
             return
@@ -33,3 +44,11 @@ def progress_line(config: pytest.Config) -> Progress | None:
             writer.write(text, flush=True)
 
     return show
+
+
+def _isatty(writer: object) -> bool:
+    file = getattr(writer, "_file", None)
+    try:
+        return bool(file is not None and file.isatty())
+    except (ValueError, OSError):  # a closed or odd stream
+        return False

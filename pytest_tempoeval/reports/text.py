@@ -4,9 +4,11 @@ every report shares (the count of failed checks, the judge's totals, unused base
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from pytest_tempoeval.judge.prices import PRICES_AS_OF, dollars, price_of
 from pytest_tempoeval.metrics.explain import format_score
-from pytest_tempoeval.session import CheckRow
+from pytest_tempoeval.session import JUDGE_COUNTERS, CheckRow
 
 COLUMNS = (
     "test",
@@ -64,14 +66,58 @@ def checks_line(rows: Sequence[CheckRow]) -> str:
     return f"{len(rows)} metric checks, {failed} failed"
 
 
-def judge_line(stats: Mapping[str, int]) -> str | None:
-    """The judge's totals over the session, or None when nothing was judged."""
-    if not stats["judgments"] and not stats["cache_hits"]:
+def judge_totals(
+    stats: Mapping[str, Mapping[str, int]], prices: Mapping[str, tuple[float, float]]
+) -> dict[str, Any]:
+    """The session's judging summed over models, and what the live part cost (None: a model has no
+    known price)."""
+    totals: dict[str, Any] = {
+        counter: sum(counts[counter] for counts in stats.values()) for counter in JUDGE_COUNTERS
+    }
+    cost, assumed, unknown = 0.0, [], []
+    for model, counters in sorted(stats.items()):
+        if not counters["asked"]:
+            continue
+        price = price_of(model, dict(prices))
+        if price is None:
+            unknown.append(model)
+            continue
+        cost += price.cost(counters["input_tokens"], counters["output_tokens"])
+        if price.assumed:
+            assumed.append(model)
+    totals["cost_usd"] = None if unknown else cost
+    totals["priced_models"] = sorted(model for model, c in stats.items() if c["asked"])
+    totals["assumed_prices"], totals["unknown_prices"] = assumed, unknown
+    totals["prices_as_of"] = PRICES_AS_OF
+    return totals
+
+
+def judge_line(
+    stats: Mapping[str, Mapping[str, int]], prices: Mapping[str, tuple[float, float]]
+) -> str | None:
+    """``LLM judge: 48 replayed from cassettes, 0 asked live (0 tokens)``, or with live requests,
+    their tokens and about what they cost; None when nothing was judged."""
+    totals = judge_totals(stats, prices)
+    if not any(totals[counter] for counter in JUDGE_COUNTERS):
         return None
-    return (
-        f"LLM judge: {stats['judgments']} judgments, {stats['cache_hits']} answered from memory, "
-        f"{stats['input_tokens']} input / {stats['output_tokens']} output tokens"
-    )
+    line = f"LLM judge: {totals['replayed']} replayed from cassettes, {totals['asked']} asked live"
+    if not totals["asked"]:
+        line += " (0 tokens)"
+    else:
+        line += f", {totals['input_tokens']} input / {totals['output_tokens']} output tokens"
+        models = ", ".join(totals["priced_models"])
+        if totals["unknown_prices"]:
+            unknown = ", ".join(totals["unknown_prices"])
+            line += f"; cost unknown: no price for {unknown} (set tempoeval_judge_prices)"
+        else:
+            line += f", about {dollars(totals['cost_usd'])} at {models} prices"
+            if totals["assumed_prices"]:
+                line += (
+                    f" (assumed for {', '.join(totals['assumed_prices'])}; tempoeval_judge_prices)"
+                )
+    if totals["cache_hits"]:
+        line += f"; {totals['cache_hits']} repeated prompts answered from memory"
+    return line
 
 
 def terminal_lines(rows: Sequence[CheckRow]) -> list[str]:

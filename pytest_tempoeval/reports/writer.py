@@ -12,7 +12,8 @@ from pytest_tempoeval.session import CheckRow
 
 def write_reports(
     rows: Sequence[CheckRow],
-    judge: Mapping[str, int],
+    judge: Mapping[str, Mapping[str, int]],
+    prices: Mapping[str, tuple[float, float]],
     unused: Sequence[str],
     *,
     json_path: str | None,
@@ -24,12 +25,12 @@ def write_reports(
     if json_path:
         from pytest_tempoeval.reports import json_report
 
-        json_report.write(Path(json_path), rows, judge, unused)
+        json_report.write(Path(json_path), rows, judge, prices, unused)
     if not (html_path or markdown_path):
         return
     from pytest_tempoeval.reports.text import judge_line
 
-    judging = judge_line(judge)
+    judging = judge_line(judge, prices)
     if html_path:
         from pytest_tempoeval.reports.html import render
 

@@ -142,13 +142,13 @@ def test_a_damaged_line_whose_id_reads_fails_when_its_document_is_needed(tmp_pat
     folder = corrupt(
         make_beir(tmp_path / "b"),
         "corpus.jsonl",
-        '{"_id": "d1", "text": "ok"}\n{"_id": "d2", "text": tru\n',
+        '{"_id": "d1", "text": "ok"}\n{"_id": "d3", "text": "ok"}\n{"_id": "d2", "text": tru\n',
     )
     gold = GoldSet.from_beir(folder)  # ids load; d2's body is read on first access
     assert gold.documents["d1"].text == "ok"
-    with pytest.raises(GoldSetError, match=r"corpus\.jsonl:2: not a valid JSON line"):
+    with pytest.raises(GoldSetError, match=r"corpus\.jsonl:3: not a valid JSON line"):
         gold.documents["d2"]
-    with pytest.raises(GoldSetError, match=r"corpus\.jsonl:2"):
+    with pytest.raises(GoldSetError, match=r"corpus\.jsonl:3"):
         temporal_ndcg(Run({"q1": ["d2"]}), gold, k=1)
 
 

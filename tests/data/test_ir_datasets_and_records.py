@@ -136,7 +136,7 @@ def test_records_as_tuples() -> None:
     gold = GoldSet.from_records(
         queries=[("q1", "In 2020?")],
         qrels=[("q1", "d1", 1), ("q1", "0", "d2", 2)],  # (q, doc, grade) and TREC's 4 fields
-        documents=[("d1", "2020 text")],
+        documents=[("d1", "2020 text"), ("d2", "other")],
     )
     assert gold.queries["q1"].relevant == {"d1": 1, "d2": 2}
     assert gold.documents["d1"].focus_time == {2020}

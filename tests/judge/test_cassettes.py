@@ -64,10 +64,8 @@ def test_record_then_replay_offline_gives_identical_scores(
     replayed = suite.runpytest("-s")
     replayed.assert_outcomes(passed=1)
     assert re.search(r"SCORE (\S+)", replayed.stdout.str()).group(1) == recorded
-    assert "judgments=2" in replayed.stdout.str()  # served by the cassette
-    replayed.stdout.fnmatch_lines(
-        ["LLM judge: 2 judgments, 0 answered from memory, * input / * output tokens"]
-    )
+    assert "replayed=2, asked=0" in replayed.stdout.str()  # served by the cassette
+    replayed.stdout.fnmatch_lines(["LLM judge: 2 replayed from cassettes, 0 asked live (0 tokens)"])
 
 
 def test_cassettes_hold_no_secrets_or_account_headers(

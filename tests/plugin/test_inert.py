@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("numpy", "anthropic", "vcr", "yaml", "httpx")
 
 
@@ -19,6 +21,7 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
     assert not {name for name in modules if name.split(".")[0] in HEAVY}
 
 
+@pytest.mark.autoload  # the plugin as installed: loaded through its entry point
 def test_pytest_with_the_plugin_installed_imports_nothing_heavy(pytester) -> None:
     pytester.makepyfile(
         """

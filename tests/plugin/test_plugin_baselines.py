@@ -82,7 +82,8 @@ def test_a_significant_drop_fails_listing_queries_and_p_value_without_a_summary_
     result.assert_outcomes(failed=2)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     output = result.stdout.str()
-    assert "BaselineRegression: test_module.py::test_gate: regression against" in output
+    assert "1 baseline check of this test failed:" in output
+    assert "test_module.py::test_gate: regression against" in output
     assert (
         "ndcg@2 gold: 1.0000 -> 0.8155 (-0.1845; drop allowed 0), p = 0.01562 (paired randomization"
         in output

@@ -5,7 +5,15 @@ from plugin_helpers import write_gold
 
 
 @pytest.mark.parametrize(
-    "marker", ['"gold.yaml"', "gold=3", 'gold="gold.yaml", k=10', "", 'golden="gold.yaml"']
+    "marker",
+    [
+        "gold=3",
+        'gold="gold.yaml", k=10',
+        "",
+        'golden="gold.yaml"',
+        '"a.yaml", gold="b.yaml"',
+        '"a.yaml", "b.yaml"',
+    ],
 )
 def test_bad_marker_argument_is_a_usage_error_naming_the_test(
     pytester: pytest.Pytester, marker: str
@@ -18,7 +26,8 @@ def test_bad_marker_argument_is_a_usage_error_naming_the_test(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     expected = (
         "*test_bad_marker_argument_is_a_usage_error_naming_the_test.py::test_it: "
-        "@pytest.mark.tempoeval takes one keyword argument, gold=PATH*"
+        "@pytest.mark.tempoeval takes one gold set path, as tempoeval('gold.yaml') or "
+        "tempoeval(gold='gold.yaml')*"
     )
     result.stderr.fnmatch_lines([expected])
 
@@ -33,6 +42,21 @@ def test_marker_on_a_class_applies_to_its_tests(pytester: pytest.Pytester) -> No
         class TestSuite:
             def test_one(self, tempoeval_gold):
                 assert len(tempoeval_gold) == 2
+        """
+    )
+    pytester.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("marker", ['"gold.yaml"', 'gold="gold.yaml"'])
+def test_the_path_may_be_positional_or_a_keyword(pytester: pytest.Pytester, marker: str) -> None:
+    write_gold(pytester)
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.tempoeval({marker})
+        def test_it(tempoeval_gold):
+            assert tempoeval_gold.name == "tiny"
         """
     )
     pytester.runpytest().assert_outcomes(passed=1)

@@ -92,8 +92,15 @@ def test_markdown_report_and_github_step_summary(
     assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
 
 
-def test_junit_properties(pytester: pytest.Pytester) -> None:
-    run_suite(pytester, "--junitxml=junit.xml", "-o", "junit_family=xunit1")
+@pytest.mark.parametrize("family", ["xunit2", "xunit1", "legacy"])
+def test_junit_properties_are_written_with_every_family_and_no_warning(
+    pytester: pytest.Pytester, family: str
+) -> None:
+    """The README's JUnit note, checked on the installed pytest: the properties are written with
+    every junit_family (xunit2 is pytest's default), and pytest does not warn about them (it warns
+    only for its record_property fixture)."""
+    result = run_suite(pytester, "--junitxml=junit.xml", "-o", f"junit_family={family}", "-rw")
+    assert "incompatible with junit_family" not in result.stdout.str()
     tree = ET.parse(Path(pytester.path / "junit.xml"))
     properties = {
         (case.get("name"), prop.get("name")): prop.get("value")

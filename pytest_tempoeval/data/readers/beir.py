@@ -16,6 +16,8 @@ import gzip
 import hashlib
 import json
 import re
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,16 +27,17 @@ import numpy as np
 from pytest_tempoeval.data.columns import Ragged
 from pytest_tempoeval.data.corpus import LazyDocuments
 from pytest_tempoeval.data.focus_time import FocusTime
-from pytest_tempoeval.data.gold_schema import GoldDocument
+from pytest_tempoeval.data.gold_schema import GoldDocument, warn_undeclared
 from pytest_tempoeval.data.metadata import metadata_focus_time, model_text
 from pytest_tempoeval.data.readers.trec import read_trec_qrels
-from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.data.values import PLAIN_ID, id_problem
 from pytest_tempoeval.errors import GoldSetError, located
 
 CORPUS_NAMES = ("corpus.jsonl", "corpus.jsonl.gz")
 QUERIES_NAME = "queries.jsonl"
-_LEADING_ID = re.compile(rb'^\{\s*"_id"\s*:\s*"((?:[^"\\\n]|\\.)*)"', re.MULTILINE)
-_NON_BLANK_LINE = re.compile(rb"^[ \t\r]*[^ \t\r\n]", re.MULTILINE)
+# A line as BEIR writes it (json.dumps): the id first, no escapes in it.
+_BEIR_LINE = re.compile(rb'\n\{"_id": "([^"\\\n]*)"')
+_BEIR_FIRST_LINE = re.compile(rb'\{"_id": "([^"\\\n]*)"')
 
 
 @dataclass(frozen=True)
@@ -82,9 +85,15 @@ def read_beir(folder: Path, split: str) -> BeirFolder:
                     f"query {query_id!r} is judged here but is not in {queries_path}",
                 )
             )
-    return BeirFolder(
-        qrels, lines, qrels_path, queries, queries_path, JsonlCorpus.open(corpus_path)
-    )
+    corpus = JsonlCorpus.open(corpus_path)
+    groups = qrels.group_of_rows()
+    undeclared = [
+        (qrels.keys[groups[row]], doc_id, int(lines[row]))
+        for row, doc_id in enumerate(qrels.docs_of_all())
+        if doc_id not in corpus
+    ]
+    warn_undeclared(undeclared, corpus, str(qrels_path), f"in {corpus_path.name}")
+    return BeirFolder(qrels, lines, qrels_path, queries, queries_path, corpus)
 
 
 def _read_queries(path: Path) -> dict[str, tuple[str, FocusTime | None, int]]:
@@ -152,10 +161,11 @@ def _record_id(record: dict[str, Any], path: Path, line: int) -> str:
 class JsonlCorpus(LazyDocuments):
     """``corpus.jsonl`` kept as bytes; each document parsed on first access."""
 
-    def __init__(self, path: Path, data: bytes, ids: dict[str, int]) -> None:
-        super().__init__(ids)  # doc id -> byte offset of its line
+    def __init__(self, path: Path, data: bytes, ids: dict[str, int], index: _LineIndex) -> None:
+        super().__init__(ids)  # doc id -> its position in ``index``
         self.path = path
         self._data = data
+        self._index = index
 
     @classmethod
     def open(cls, path: Path) -> JsonlCorpus:
@@ -167,28 +177,60 @@ class JsonlCorpus(LazyDocuments):
                 raise GoldSetError(f"{path}: not a readable gzip file ({error})") from None
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
+        # The fast path: lines as BEIR writes them, found by their literal start (a search that
+        # skips ahead, where a pattern of blanks would step through every byte).
+        ids: dict[str | None, int] = {}
+        starts = array("q")  # 8 bytes a document, where a list of ints takes 36
+        first = _BEIR_FIRST_LINE.match(data)
+        if first is not None:
+            ids[_plain(first.group(1))] = 0
+            starts.append(0)
+        for match in _BEIR_LINE.finditer(data):
+            ids[_plain(match.group(1))] = len(starts)
+            starts.append(match.start() + 1)
+        lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+        if len(ids) == len(starts) == lines and None not in ids:
+            return cls(path, data, ids, _LineIndex(starts, dense=True))  # type: ignore[arg-type]
+        return cls._open_slowly(path, data)
+
+    @classmethod
+    def _open_slowly(cls, path: Path, data: bytes) -> JsonlCorpus:
+        """Any line: blank ones, keys in another order, escaped ids, and every error."""
+        index = _LineIndex.of(data)
+        fast = {match.start() + 1: match.group(1) for match in _BEIR_LINE.finditer(data)}
+        if first := _BEIR_FIRST_LINE.match(data):
+            fast[0] = first.group(1)
         ids: dict[str, int] = {}
-        matched = 0
-        for match in _LEADING_ID.finditer(data):
-            doc_id = _leading_id(match, path, data)
-            _add(ids, doc_id, match.start(), path, data)
-            matched += 1
-        if matched != _data_lines(data):  # some line did not start as BEIR writes them
-            for start in _unmatched_line_starts(data, ids):
-                line = data.count(b"\n", 0, start) + 1
-                end = data.find(b"\n", start)
-                record = _json_object(data[start : end if end >= 0 else len(data)], path, line)
-                _add(ids, _record_id(record, path, line), start, path, data)
+        starts: list[int] = []
+        for start in index.starts.tolist():
+            end = data.find(b"\n", start)
+            raw_line = data[start : end if end >= 0 else len(data)]
+            if not raw_line.strip():
+                continue
+            line = index.line_of(start)
+            raw = fast.get(start)
+            doc_id = _plain(raw) if raw is not None else None
+            if doc_id is None:
+                doc_id = _record_id(_json_object(raw_line, path, line), path, line)
+            problem = id_problem(doc_id)
+            if problem is not None:
+                raise GoldSetError(located(path, line, f"document id {problem}"))
+            if doc_id in ids:
+                first = index.line_of(starts[ids[doc_id]])
+                message = f"document {doc_id!r} appears twice (first at line {first})"
+                raise GoldSetError(located(path, line, message))
+            ids[doc_id] = len(starts)
+            starts.append(start)
         if not ids:
             raise GoldSetError(located(path, 1, "the corpus has no documents"))
-        return cls(path, data, ids)
+        return cls(path, data, ids, _LineIndex(starts, dense=False, all_starts=index.starts))
 
     def load(self, doc_id: str, position: int) -> GoldDocument:
-        end = self._data.find(b"\n", position)
-        line = self._data.count(b"\n", 0, position) + 1
-        record = _json_object(
-            self._data[position : end if end >= 0 else len(self._data)], self.path, line
-        )
+        start = self._index.start(position)
+        end = self._data.find(b"\n", start)
+        line = self._index.line(position)
+        raw = self._data[start : end if end >= 0 else len(self._data)]
+        record = _json_object(raw, self.path, line)
         title, text = record.get("title"), record.get("text")
         for name, value in (("title", title), ("text", text)):
             if value is not None and not isinstance(value, str):
@@ -205,40 +247,50 @@ class JsonlCorpus(LazyDocuments):
         return hashlib.sha256(self._data).hexdigest()
 
 
-def _leading_id(match: re.Match[bytes], path: Path, data: bytes) -> str:
-    """The id a line starts with; only an escaped one (``\\u00e9``) needs the JSON decoder."""
-    raw = match.group(1)
+class _LineIndex:
+    """Where each document's line starts, and its line number.
+
+    In a file of document lines only (the usual case), document ``i`` is line ``i + 1``; otherwise
+    line numbers come from every line's start, found once."""
+
+    def __init__(
+        self, starts: Sequence[int], dense: bool, all_starts: np.ndarray | None = None
+    ) -> None:
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.dense = dense
+        self._all_starts = all_starts
+
+    @classmethod
+    def of(cls, data: bytes) -> _LineIndex:
+        """Every line's start (chunked: no file-sized temporary)."""
+        view = np.frombuffer(data, dtype=np.uint8)
+        chunk = 1 << 24
+        newlines = [
+            np.flatnonzero(view[offset : offset + chunk] == 10) + offset
+            for offset in range(0, view.size, chunk)
+        ]
+        ends = np.concatenate(newlines) if newlines else np.zeros(0, dtype=np.int64)
+        starts = np.concatenate(([0], ends + 1)).astype(np.int64)
+        index = cls([], dense=False, all_starts=starts[starts < max(len(data), 1)])
+        index.starts = index._all_starts
+        return index
+
+    def start(self, position: int) -> int:
+        return int(self.starts[position])
+
+    def line(self, position: int) -> int:
+        return position + 1 if self.dense else self.line_of(self.start(position))
+
+    def line_of(self, start: int) -> int:
+        assert self._all_starts is not None
+        return int(np.searchsorted(self._all_starts, start, side="right"))
+
+
+def _plain(raw: bytes) -> str | None:
+    """An id as the fast path read it; None when it needs the slow path (not UTF-8, escapes,
+    blanks or control characters)."""
     try:
         text = raw.decode("utf-8")
-        return json.loads(f'"{text}"') if "\\" in text else text
-    except ValueError:  # bad UTF-8, a bad escape: the line's own problem, found with its number
-        line = data.count(b"\n", 0, match.start()) + 1
-        end = data.find(b"\n", match.start())
-        record = _json_object(data[match.start() : end if end >= 0 else len(data)], path, line)
-        return _record_id(record, path, line)
-
-
-def _add(ids: dict[str, int], doc_id: str, start: int, path: Path, data: bytes) -> None:
-    problem = id_problem(doc_id)
-    line = None
-    if problem is not None or doc_id in ids:
-        line = data.count(b"\n", 0, start) + 1
-    if problem is not None:
-        raise GoldSetError(located(path, line, f"document id {problem}"))
-    if doc_id in ids:
-        first = data.count(b"\n", 0, ids[doc_id]) + 1
-        raise GoldSetError(
-            located(path, line, f"document {doc_id!r} appears twice (first at line {first})")
-        )
-    ids[doc_id] = start
-
-
-def _data_lines(data: bytes) -> int:
-    """How many lines hold something other than blanks."""
-    return sum(1 for _ in _NON_BLANK_LINE.finditer(data))
-
-
-def _unmatched_line_starts(data: bytes, ids: dict[str, int]) -> list[int]:
-    """Starts of the non-blank lines no id was read from (rare: the slow path)."""
-    known = set(ids.values())
-    return [match.start() for match in _NON_BLANK_LINE.finditer(data) if match.start() not in known]
+    except UnicodeDecodeError:
+        return None
+    return text if PLAIN_ID.fullmatch(text) else None

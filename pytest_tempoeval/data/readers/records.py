@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_tempoeval.data.focus_time import FocusTime
-from pytest_tempoeval.data.gold_schema import GoldDocument, GoldQuery
+from pytest_tempoeval.data.gold_schema import GoldDocument, GoldQuery, warn_undeclared
 from pytest_tempoeval.data.metadata import metadata_focus_time, model_text
 from pytest_tempoeval.data.values import id_problem
 from pytest_tempoeval.errors import FocusTimeError, GoldSetError
@@ -58,6 +58,15 @@ def read_records(
     for query_id, grades in judged.items():  # judged, but with no query record: no text
         gold_queries.setdefault(query_id, GoldQuery(query_id, relevant=grades))
     gold_documents = [_document(record, n) for n, record in enumerate(documents, start=1)]
+    if gold_documents:
+        declared = {document.id for document in gold_documents}
+        undeclared = [
+            (query_id, doc_id, None)
+            for query_id, grades in judged.items()
+            for doc_id in grades
+            if doc_id not in declared
+        ]
+        warn_undeclared(undeclared, declared, SOURCE, "in the documents records")
     if not gold_queries:
         raise _error("queries", "no queries and no qrels: a gold set needs at least one query")
     return RecordsContent(list(gold_queries.values()), gold_documents)
