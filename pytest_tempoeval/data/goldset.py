@@ -169,7 +169,7 @@ class GoldSet:
         name: str | None = None,
         k: int | None = None,
     ) -> GoldSet:
-        """Build from plain records: dicts or tuples, e.g. ``df.to_dict("records")``.
+        """Build from plain records: dicts or tuples, or pandas/polars DataFrames of them.
 
         - queries: ``{"id"|"query_id"|"qid", "text", "focus_time"?}`` or ``(id, text)``;
         - qrels: ``{"query_id"|"qid", "doc_id"|"docid"|"corpus_id", "relevance"|"grade"|"score"}``

@@ -8,6 +8,7 @@ fields; the rules for reading them are stated once, here.
 from __future__ import annotations
 
 import datetime
+import math
 import numbers
 from collections.abc import Mapping
 from typing import Any
@@ -34,17 +35,22 @@ DATE_KEYS = (
 def date_focus_time(value: Any) -> FocusTime | None:
     """The focus time a date field gives, or None when it gives none.
 
-    An int in 1..9999 is a year, a larger number a Unix timestamp; a ``date``/``datetime`` its
-    year; a string is read like text ("2020-05-17", "May 2020", "2019-2021"); a list is the union of
-    its items.
+    A whole number in 1..9999 (``2020`` or ``2020.0``) is a year, another number a Unix timestamp;
+    a ``date``/``datetime`` gives its year; a string is read like text ("2020-05-17", "May 2020",
+    "2019-2021"); a list is the union of its items. NaN and NaT (pandas' empty cells) give None.
     """
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, (datetime.date, datetime.datetime)):
-        return FocusTime.from_years([value.year])
+        year = value.year  # pandas' NaT is a datetime whose year is NaN
+        return FocusTime.from_years([year]) if isinstance(year, int) else None
     if isinstance(value, numbers.Real):
-        if isinstance(value, numbers.Integral) and MIN_YEAR <= int(value) <= MAX_YEAR:
-            return FocusTime.from_years([int(value)])
+        number = float(value)
+        if math.isnan(number):  # pandas' empty cell
+            return None
+        # 2020.0 is a year too: pandas stores a year column with an empty cell as floats.
+        if number.is_integer() and MIN_YEAR <= number <= MAX_YEAR:
+            return FocusTime.from_years([int(number)])
         try:
             year = datetime.datetime.fromtimestamp(float(value), tz=datetime.UTC).year
         except (OverflowError, OSError, ValueError):

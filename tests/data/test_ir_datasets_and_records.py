@@ -132,6 +132,57 @@ def test_records_as_dataframes_give_them() -> None:
     assert gold.queries["q2"].focus_time == set(range(1990, 2000))
 
 
+def test_real_pandas_dataframes_directly_and_as_records() -> None:
+    """A year column with an empty cell is float in pandas (2020.0), and an empty date is NaT:
+    a year, and no focus time. A float year was read as a Unix timestamp (1970) before."""
+    import pandas as pd
+
+    queries = pd.DataFrame({"qid": ["q1", "q2"], "query": ["Who won in 2020?", "Olympics?"]})
+    qrels = pd.DataFrame(
+        {"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d3"], "label": [2, 0, 1]}
+    )
+    documents = pd.DataFrame(
+        {
+            "docno": ["d1", "d2", "d3", "d4"],
+            "text": ["Biden won.", None, "Paris games", float("nan")],
+            "date": pd.to_datetime(["2020-11-03", None, None, "2016-11-09"]),
+            "year": [2020, float("nan"), 2024, float("nan")],
+        }
+    )
+    direct = GoldSet.from_records(queries=queries, qrels=qrels, documents=documents)
+    records = GoldSet.from_records(
+        queries=queries.to_dict("records"),
+        qrels=qrels.to_dict("records"),
+        documents=documents.to_dict("records"),
+    )
+    for gold in (direct, records):
+        assert gold.query_ids == ("q1", "q2")
+        assert gold.queries["q1"].relevant == {"d1": 2, "d2": 0}
+        focus = {doc_id: doc.focus_time for doc_id, doc in gold.documents.items()}
+        assert focus == {"d1": {2020}, "d2": None, "d3": {2024}, "d4": {2016}}
+        assert gold.documents["d2"].text is None and gold.documents["d4"].text is None
+
+
+@pytest.mark.parametrize(
+    ("value", "years"),
+    [
+        (2020, {2020}),
+        (2020.0, {2020}),
+        (float("nan"), None),
+        (1_600_000_000, {2020}),  # a Unix timestamp
+        (1_600_000_000.5, {2020}),
+        ("2019-2021", {2019, 2020, 2021}),
+        ([2019, "2021"], {2019, 2021}),
+        (True, None),
+    ],
+)
+def test_date_fields(value: object, years: set[int] | None) -> None:
+    from pytest_tempoeval.data.metadata import date_focus_time
+
+    found = date_focus_time(value)
+    assert (found.years if found else None) == years
+
+
 def test_records_as_tuples() -> None:
     gold = GoldSet.from_records(
         queries=[("q1", "In 2020?")],

@@ -1,7 +1,8 @@
-"""Gold sets from plain records: iterables of dicts or tuples, e.g. ``df.to_dict("records")``.
+"""Gold sets from plain records: iterables of dicts or tuples, or DataFrames.
 
-pandas is not a dependency: a DataFrame's records are plain dicts. Extra keys (columns) are
-ignored; a record lacking a required one is an error naming the record and the keys it has.
+pandas is not a dependency: a DataFrame is read through its ``to_dict("records")``, plain dicts.
+Extra keys (columns) are ignored; a record lacking a required one is an error naming the record
+and the keys it has.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class RecordsContent:
 def read_records(
     queries: Iterable[Any], qrels: Iterable[Any], documents: Iterable[Any]
 ) -> RecordsContent:
+    queries, qrels, documents = _rows(queries), _rows(qrels), _rows(documents)
     judged: dict[str, dict[str, int]] = {}
     for number, record in enumerate(qrels, start=1):
         where = f"qrels record {number}"
@@ -70,6 +72,16 @@ def read_records(
     if not gold_queries:
         raise _error("queries", "no queries and no qrels: a gold set needs at least one query")
     return RecordsContent(list(gold_queries.values()), gold_documents)
+
+
+def _rows(records: Iterable[Any]) -> Iterable[Any]:
+    """A table's rows as dicts: a pandas (or polars) DataFrame iterates over its column names, which
+    would read as one malformed record per column."""
+    if hasattr(records, "columns") and callable(getattr(records, "to_dict", None)):
+        return records.to_dict("records")  # pandas
+    if hasattr(records, "columns") and callable(getattr(records, "to_dicts", None)):
+        return records.to_dicts()  # polars
+    return records
 
 
 def _qrel(record: Any, where: str) -> tuple[str, str, int]:
