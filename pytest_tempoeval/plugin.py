@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tempoeval.gate.randomization import CORRECTIONS
 from pytest_tempoeval.metrics.checks import active_recorders, policy
 from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession
 
@@ -91,6 +92,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="linelist",
     )
     parser.addini(
+        "tempoeval_gate_correction",
+        "Multiple-comparison correction of the baseline checks: none (default; each check at its "
+        "alpha) or holm (the session's tested checks together, family-wise error <= alpha; "
+        "decided at the end of the session).",
+        default="none",
+    )
+    parser.addini(
         "tempoeval_fail_on_excluded",
         "Fail every check of a result that leaves a query out (excluded, or a run query the gold "
         "set lacks); a metric call's own fail_on_excluded= wins.",
@@ -106,6 +114,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "loads (path from rootdir).",
     )
     policy.fail_on_excluded = config.getini("tempoeval_fail_on_excluded")
+    correction = config.getini("tempoeval_gate_correction")
+    if correction not in CORRECTIONS:
+        raise pytest.UsageError(
+            f"ini tempoeval_gate_correction must be one of {', '.join(CORRECTIONS)}, "
+            f"got {correction!r}"
+        )
     config.stash[SESSION] = state = TempoEvalSession()
     if prices := config.getini("tempoeval_judge_prices"):
         from pytest_tempoeval.judge.prices import parse_prices
@@ -207,7 +221,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     state = config.stash[SESSION]
     if hasattr(config, "workerinput") or not (state.rows or state.judged or state.unused):
         return
-    from pytest_tempoeval.reports.text import judge_line, terminal_lines, unused_lines
+    from pytest_tempoeval.reports.text import gate_lines, judge_line, terminal_lines, unused_lines
 
     judging = judge_line(state.judge_stats, state.judge_prices)
     rows, unused = state.sorted_rows(), state.unused
@@ -218,6 +232,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_line(judging)
     for line in unused_lines(unused):
         terminalreporter.write_line(line, yellow=True)
+    if state.gate_failures:
+        for line in gate_lines(state.gate_failures):
+            terminalreporter.write_line(line, red=True)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -232,6 +249,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         and not session.shouldfail
         and not config.option.collectonly
     )
+    if config.getini("tempoeval_gate_correction") == "holm":
+        state.gate_failures = state.correct_gate()
+        if state.gate_failures and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if state.complete:  # a partial run proves nothing unused
         directory = _baseline_dir(config)
         shown = Path(config.getini("tempoeval_baseline_dir")).as_posix()
@@ -361,7 +382,7 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
             f"ini tempoeval_max_drop must be a finite number >= 0, got {max_drop!r}"
         )
 
-    def report(result: Any, comparison: Any) -> None:
+    def report(result: Any, comparison: Any, message: str) -> None:
         record(
             Check(
                 result,
@@ -372,13 +393,21 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
                 p_value=comparison.p_value,
                 note=comparison.note,
                 baseline_scores=comparison.baseline_scores,
+                alpha=comparison.alpha,
+                pending_message=message if comparison.status == "pending" else "",
             )
         )
 
     directory = _baseline_dir(config)
     update = config.getoption("tempoeval_update_baseline")
     store = BaselineStore.for_test(
-        directory, request.node.nodeid, update, max_drop=default_drop, on_check=report, defer=True
+        directory,
+        request.node.nodeid,
+        update,
+        max_drop=default_drop,
+        on_check=report,
+        defer=True,
+        correction=config.getini("tempoeval_gate_correction") or "none",
     )
     request.node.stash[BASELINES] = store  # regressions fail the test when its body has ended
     yield store

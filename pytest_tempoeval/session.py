@@ -49,10 +49,14 @@ class CheckRow:
     # The worst queries, explained (HTML report).
     worst: list[dict[str, Any]] = field(default_factory=list)
     ignored_run_queries: list[str] = field(default_factory=list)  # not in the gold set
+    alpha: float | None = None  # baseline checks: the significance level
+    p_adjusted: float | None = None  # the Holm-adjusted p-value (ini tempoeval_gate_correction)
+    pending: bool = False  # a significant drop the session's Holm correction decides at its end
+    pending_message: str = ""  # its failure message, shown if the correction confirms it
 
     @property
     def status(self) -> str:
-        return "pass" if self.passed else "FAIL"
+        return "pending" if self.pending else "pass" if self.passed else "FAIL"
 
     @classmethod
     def from_check(cls, test: str, sequence: int, check: Check) -> CheckRow:
@@ -80,6 +84,9 @@ class CheckRow:
             baseline_per_query=dict(check.baseline_scores or {}),
             worst=_worst_explained(result),
             ignored_run_queries=ignored,
+            alpha=check.alpha,
+            pending=bool(check.pending_message),
+            pending_message=check.pending_message,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -127,6 +134,7 @@ class TempoEvalSession:
         # The run was not stopped early (-x, --maxfail, interrupt, --collect-only).
         self.complete = False
         self.unused: list[str] = []  # unused baseline files, found at session finish (controller)
+        self.gate_failures: list[CheckRow] = []  # failed by the Holm correction (controller)
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
         """A recorder that turns the checks made by ``test`` into rows (also returned)."""
@@ -178,6 +186,28 @@ class TempoEvalSession:
             if problem is not None:
                 pytest.fail(f"{test}: cannot use gold set {found}:\n{problem}", pytrace=False)
         return self.gold_sets[key]
+
+    def correct_gate(self) -> list[CheckRow]:
+        """Holm's correction over every baseline check this session tested (the controller's rows:
+        all workers'). A pending check fails when its adjusted p-value is below its alpha; the
+        others pass. Returns the checks that failed."""
+        from pytest_tempoeval.gate.baselines import PENDING_NOTE
+        from pytest_tempoeval.gate.randomization import holm_adjusted
+
+        family = [row for row in self.sorted_rows() if row.p_value is not None]
+        failed = []
+        for row, adjusted in zip(family, holm_adjusted([row.p_value for row in family])):
+            row.p_adjusted = adjusted
+            if not row.pending:
+                continue
+            row.pending = False
+            verdict = f"Holm-adjusted p = {adjusted:.4g} over {len(family)} tested checks"
+            row.passed = adjusted >= (row.alpha if row.alpha is not None else 0.05)
+            decided = f"not significant: {verdict}" if row.passed else f"regressed: {verdict}"
+            row.note = row.note.replace(PENDING_NOTE, decided)
+            if not row.passed:
+                failed.append(row)
+        return failed
 
     def sorted_rows(self) -> list[CheckRow]:
         return sorted(self.rows, key=lambda row: (row.test, row.sequence))

@@ -9,6 +9,17 @@ test has too little power to mean anything, so ``max_drop`` alone decides.
 
 Files are written only with ``--tempoeval-update-baseline``, atomically (temporary file, then
 rename), once per test at teardown, and only when their content changes.
+
+Entries are keyed by the measure string (``nDCG@10``, ``T-nDCG@10``). Files written before measure
+strings keyed them ``ndcg@10 gold``; they are still read.
+
+Gold-mode entries also store each query's Judged@k. When it fell by more than
+``JUDGED_DROP_NOTED``, a drop may come from documents nobody judged rather than a worse ranking,
+and the comparison says so.
+
+With the Holm correction (ini ``tempoeval_gate_correction = holm``) a significant drop does not
+fail its test at once: its status is "pending", and the session decides every pending check
+together at its end (:func:`.randomization.holm_adjusted`).
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ from pytest_tempoeval.metrics.explain import query_lines
 
 FORMAT_VERSION = 1
 MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
+PENDING_NOTE = "pending: decided with the session's Holm correction"
+JUDGED_DROP_NOTED = 0.05  # a fall of the mean Judged@k larger than this is named in the verdict
 
 
 @dataclass(frozen=True)
@@ -35,7 +48,9 @@ class BaselineComparison:
     """The outcome of one check, for messages and reports."""
 
     key: str
-    status: str  # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded)
+    # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded), or "pending": a
+    # significant drop that the session's Holm correction decides at its end
+    status: str
     baseline: float | None
     current: float
     queries: int  # paired queries
@@ -49,6 +64,7 @@ class BaselineComparison:
     lost: list[str] = field(
         default_factory=list
     )  # baseline queries the result no longer counts (scored 0)
+    judged_note: str = ""  # "Judged@10 fell from 0.98 to 0.71: ..." (gold mode)
 
     @property
     def delta(self) -> float | None:
@@ -60,12 +76,14 @@ class BaselineComparison:
 
     @property
     def note(self) -> str:
-        return {
+        verdict = {
             "improved": "baseline can be raised",
             "regressed": "regressed",
             "written": "baseline written",
             "incomplete": "queries left out (fail_on_excluded)",
+            "pending": PENDING_NOTE,
         }.get(self.status, "")
+        return "; ".join(filter(None, [verdict, self.judged_note]))
 
     def describe(self) -> str:
         """One line: old -> new, the drop allowed and the p-value."""
@@ -78,11 +96,12 @@ class BaselineComparison:
             if self.p_value is not None
             else f"no significance test under {MIN_QUERIES_FOR_TEST} queries"
         )
-        return (
+        line = (
             f"{self.key}: {self.baseline:.4f} -> {self.current:.4f} ({self.delta:+.4f}; "
             "drop allowed "
             f"{self.max_drop:g}), {test}, {self.queries} paired queries"
         )
+        return f"{line}\n  {self.judged_note}" if self.judged_note else line
 
 
 def compare(
@@ -93,8 +112,10 @@ def compare(
     alpha: float,
     seed: int | None = None,
     permutations: int | None = None,
+    judged: tuple[dict[str, float], dict[str, float], str] | None = None,
 ) -> BaselineComparison:
-    """The gate, on per-query scores paired by query id (pure: no files)."""
+    """The gate, on per-query scores paired by query id (pure: no files). ``judged``: the
+    baseline's and the current Judged@k per query, and the measure's name (``Judged@10``)."""
     # Paired over the baseline's queries. One the result no longer counts (in llm mode, nothing
     # judged relevant) scores 0: dropping it from the comparison would hide the worst regression.
     # Queries new since the baseline are not compared (a changed gold set asks for a re-baseline).
@@ -136,13 +157,33 @@ def compare(
         worse,
         baseline_scores,
         lost,
+        judged_note(*judged, shared) if judged else "",
+    )
+
+
+def judged_note(
+    baseline: dict[str, float], current: dict[str, float], name: str, queries: list[str]
+) -> str:
+    """What to say when the mean Judged@k over the paired queries fell by more than
+    JUDGED_DROP_NOTED (nothing otherwise)."""
+    paired = [query for query in queries if query in baseline and query in current]
+    if not paired:
+        return ""
+    before = math.fsum(baseline[query] for query in paired) / len(paired)
+    after = math.fsum(current[query] for query in paired) / len(paired)
+    if before - after <= JUDGED_DROP_NOTED + SCORE_TOLERANCE:
+        return ""
+    return (
+        f"{name} fell from {before:.2f} to {after:.2f}: part of this drop may be unjudged "
+        "documents, not worse ranking; judge them (mode='llm') or add judgments"
     )
 
 
 def entry_for(result: Any) -> dict[str, Any]:
     """What a baseline file stores for one metric result."""
-    return {
+    entry = {
         "metric": result.name,
+        "measure": result.measure,
         "k": result.k,
         "mode": result.mode,
         "score": float(result),
@@ -151,6 +192,9 @@ def entry_for(result: Any) -> dict[str, Any]:
         "judge_model": result.extra.get("judge_model"),
         "per_query": dict(sorted(result.per_query.items())),
     }
+    if result.judged is not None:  # gold mode
+        entry["judged"] = dict(sorted(result.judged.items()))
+    return entry
 
 
 class BaselineStore:
@@ -162,14 +206,16 @@ class BaselineStore:
         update: bool,
         test_id: str = "",
         max_drop: float = 0.0,
-        on_check: Callable[[Any, BaselineComparison], None] | None = None,
+        on_check: Callable[[Any, BaselineComparison, str], None] | None = None,
         defer: bool = False,
+        correction: str = "none",
     ) -> None:
         self.path = path
         # With defer (the fixture's), a failed check is kept and the test goes on: every check
         # runs and is reported, and the test fails at its end listing them all (regressions).
         self.defer = defer
         self.regressions: list[str] = []
+        self.correction = correction  # "holm": significant drops are decided at session end
         self.update = update  # --tempoeval-update-baseline: write instead of check
         self.test_id = test_id
         self.max_drop = max_drop  # the tempoeval_max_drop ini default
@@ -208,7 +254,8 @@ class BaselineStore:
         :class:`BaselineRegression`, or with ``defer`` (the ``tempoeval_baseline`` fixture) note it
         and go on: the test fails when it ends, listing every failed check.
 
-        ``name`` tells apart two results of the same metric in one test (default: ``ndcg@10 gold``).
+        ``name`` tells apart two results of the same measure in one test (default: the measure,
+        ``nDCG@10``).
         """
         __tracebackhide__ = True  # failures point at the test's line, not here
         result.check_comparable()  # a result with no counted query is an error, never a pass
@@ -219,7 +266,7 @@ class BaselineStore:
             raise ValueError(
                 f"max_drop must be >= 0 and alpha in (0, 1), got {max_drop!r} and {alpha!r}"
             )
-        key = name or f"{result.label} {result.mode}"
+        key = name or result.measure
         if key in self._entries:
             raise BaselineError(
                 f"{self.test_id}: {key} is checked twice in this test; "
@@ -238,20 +285,34 @@ class BaselineStore:
                 alpha=alpha,
             )
         else:
-            stored = self._stored_entry(key, entry)
+            stored = self._stored_entry(key, entry, None if name else _legacy_key(result))
+            judged = None
+            if "judged" in stored and "judged" in entry:
+                judged = (stored["judged"], entry["judged"], judged_measure(result))
             comparison = compare(
-                key, stored["per_query"], entry["per_query"], max_drop, alpha, seed
+                key, stored["per_query"], entry["per_query"], max_drop, alpha, seed, judged=judged
             )
         left_out = result.exclusion_failure()
         if left_out and comparison.passed:
             comparison = replace(comparison, status="incomplete")
+        elif (
+            self.correction == "holm"
+            and comparison.status == "regressed"
+            and comparison.p_value is not None  # tested: the session's family decides
+            and not left_out
+        ):
+            comparison = replace(comparison, status="pending")
+        message = ""
+        if comparison.status in ("regressed", "incomplete", "pending"):
+            message = self._regression_message(comparison, result)
+            if left_out:
+                message += (
+                    f"\n  fails because nothing may be left out (fail_on_excluded): {left_out}"
+                )
         if self._on_check is not None:
-            self._on_check(result, comparison)
+            self._on_check(result, comparison, message)
         if comparison.passed:
             return comparison
-        message = self._regression_message(comparison, result)
-        if left_out:
-            message += f"\n  fails because nothing may be left out (fail_on_excluded): {left_out}"
         if not self.defer:
             raise BaselineRegression(message)
         self.regressions.append(message)
@@ -263,10 +324,14 @@ class BaselineStore:
         head = f"{count} baseline check{'s' if count != 1 else ''} of this test failed:"
         return "\n".join([head, *self.regressions])
 
-    def _stored_entry(self, key: str, entry: dict[str, Any]) -> dict[str, Any]:
+    def _stored_entry(
+        self, key: str, entry: dict[str, Any], legacy_key: str | None = None
+    ) -> dict[str, Any]:
         __tracebackhide__ = True  # failures point at the test's line, not here
         entries = self.read()["results"]
         stored = entries.get(key)
+        if stored is None and legacy_key is not None:  # a file written before measure strings
+            stored = entries.get(legacy_key)
         if stored is None:
             same_metric = [k for k, e in entries.items() if e.get("metric") == entry["metric"]]
             if same_metric:
@@ -389,6 +454,16 @@ class BaselineStore:
     @property
     def checked(self) -> bool:
         return bool(self._entries)
+
+
+def _legacy_key(result: Any) -> str:
+    """The key baseline files used before measure strings: ``ndcg@10 gold``."""
+    return f"{result.legacy_label} {result.mode}"
+
+
+def judged_measure(result: Any) -> str:
+    """The Judged measure at the result's cutoff: ``Judged@10`` (``Judged`` for a whole ranking)."""
+    return f"Judged@{result.k}" if result.k is not None else "Judged"
 
 
 def baseline_path(directory: Path, test: str) -> Path:

@@ -25,11 +25,18 @@ FUNCTIONS = (
     "recall",
     "mrr",
     "average_precision",
+    "success",
+    "judged",
 )
 _EXPORTS = {
     "TemporalNDCG": "tempoeval_compat",
     "TemporalPrecision": "tempoeval_compat",
     "MetricResult": "results",
+    "evaluate": "evaluate",
+    "score": "evaluate",
+    "assert_measure": "evaluate",
+    "parse_measure": "measures",
+    "Measure": "measures",
     **dict.fromkeys(FUNCTIONS, "functions"),
     **{f"assert_{name}": "functions" for name in FUNCTIONS},
 }

@@ -25,6 +25,10 @@ class Check:
     p_value: float | None = None
     note: str = ""  # "regressed", "baseline can be raised", "baseline written"
     baseline_scores: dict[str, float] | None = None  # per query, for the HTML chart
+    alpha: float | None = None  # baseline checks: the significance level
+    # A significant drop left to the session's Holm correction: the failure message it gets if the
+    # correction confirms it.
+    pending_message: str = ""
 
 
 Recorder = Callable[[Check], None]

@@ -9,9 +9,9 @@ path) and a :class:`~pytest_tempoeval.data.goldset.GoldSet` (or a path), and ret
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from pytest_tempoeval.metrics.alignment import (
 )
 from pytest_tempoeval.metrics.explain import QueryExplanation
 from pytest_tempoeval.metrics.llm_judgments import Judge
+from pytest_tempoeval.metrics.measures import Measure, measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
     Relevance,
@@ -39,7 +40,11 @@ from pytest_tempoeval.metrics.relevance import (
 from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 
 TEMPORAL_MODES = ("focus_time", "gold", "llm")
+ALL_RANKS = "all"  # k="all": the whole ranking (trec_eval's ndcg, recall, map, recip_rank)
+# A gain's name in the functions (gain="exponential") and in measure strings (gain=exp).
+MEASURE_GAIN = {"linear": "linear", "exponential": "exp"}
 RunLike = Run | Mapping[str, Any] | str | Path
+Cutoff = int | Literal["all"] | None
 GoldLike = GoldSet | str | Path
 
 
@@ -49,7 +54,7 @@ GoldLike = GoldSet | str | Path
 def temporal_ndcg(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     mode: str = "focus_time",
     judge: Judge | None = None,
     gain: str = "linear",
@@ -61,13 +66,14 @@ def temporal_ndcg(
     scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     _check_choice("gain", gain, kernels.GAINS)
     relevance = _relevance(scoring, mode, judge, strict=strict, modes=TEMPORAL_MODES)
-    return _ndcg_result("temporal_ndcg", relevance, scoring, mode, gain)
+    measure = measure_of("T-nDCG", scoring.k, mode=mode, gain=MEASURE_GAIN[gain])
+    return _ndcg_result("temporal_ndcg", measure, relevance, scoring, mode, gain)
 
 
 def temporal_precision(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     mode: str = "focus_time",
     judge: Judge | None = None,
     threshold: float = 0.0,
@@ -81,13 +87,14 @@ def temporal_precision(
         scoring, mode, judge, threshold, strict, modes=("focus_time", "llm"), binary=True
     )
     scores = kernels.precision(relevance.relevant, scoring.depth)
-    return _result("temporal_precision", relevance, scoring, mode, scores, binary=True)
+    measure = measure_of("T-P", scoring.k, mode=mode, threshold=float(threshold))
+    return _result("temporal_precision", measure, relevance, scoring, mode, scores, binary=True)
 
 
 def temporal_recall(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     mode: str = "focus_time",
     threshold: float = 0.0,
     strict: bool = False,
@@ -98,15 +105,23 @@ def temporal_recall(
     scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.recall(relevance.relevant, relevance.n_relevant, scoring.depth)
+    measure = measure_of("T-R", scoring.k, mode=mode, threshold=float(threshold))
     return _result(
-        "temporal_recall", relevance, scoring, mode, scores, binary=True, needs_relevant=True
+        "temporal_recall",
+        measure,
+        relevance,
+        scoring,
+        mode,
+        scores,
+        binary=True,
+        needs_relevant=True,
     )
 
 
 def temporal_mrr(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     mode: str = "focus_time",
     threshold: float = 0.0,
     strict: bool = False,
@@ -117,15 +132,16 @@ def temporal_mrr(
     scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
     relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
+    measure = measure_of("T-RR", scoring.k, mode=mode, threshold=float(threshold))
     return _result(
-        "temporal_mrr", relevance, scoring, mode, scores, binary=True, needs_relevant=True
+        "temporal_mrr", measure, relevance, scoring, mode, scores, binary=True, needs_relevant=True
     )
 
 
 def temporal_map(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     mode: str = "focus_time",
     threshold: float = 0.0,
     strict: bool = False,
@@ -135,8 +151,9 @@ def temporal_map(
     scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
     relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
     scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, scoring.k)
+    measure = measure_of("T-AP", scoring.k, mode=mode, threshold=float(threshold))
     return _result(
-        "temporal_map", relevance, scoring, mode, scores, binary=True, needs_relevant=True
+        "temporal_map", measure, relevance, scoring, mode, scores, binary=True, needs_relevant=True
     )
 
 
@@ -146,72 +163,167 @@ def temporal_map(
 def ndcg(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     gain: str = "linear",
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    judged_only: bool = False,
 ) -> MetricResult:
-    """nDCG@k over graded judgments; equals trec_eval's ``ndcg_cut.k``."""
-    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
-    _check_choice("gain", gain, kernels.GAINS)
-    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth)
-    return _ndcg_result("ndcg", relevance, scoring, "gold", gain)
+    """nDCG@k over graded judgments; equals trec_eval's ``ndcg_cut.k``. ``judged_only``: unjudged
+    documents are removed from the ranking first (trec_eval ``-J``, ir_measures ``judged_only``)."""
+    return _ndcg(run, gold, k, gain, strict, fail_on_excluded, judged_only)
 
 
 def precision(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
 ) -> MetricResult:
-    """P@k (grade >= 1 is relevant); equals trec_eval's ``P.k``."""
+    """P@k (grade >= ``rel``, default 1, is relevant); equals trec_eval's ``P.k`` (``-l rel``)."""
+    level = _level(rel, relevance_level)
     scoring = _inputs(run, gold, k, strict, fail_on_excluded)
-    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, level, need_ideal=False)
     scores = kernels.precision(relevance.relevant, scoring.depth)
-    return _result("precision", relevance, scoring, "gold", scores, binary=True)
+    measure = measure_of("P", scoring.k, rel=level)
+    return _result("precision", measure, relevance, scoring, "gold", scores, binary=True)
 
 
 def recall(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
 ) -> MetricResult:
     """R@k; equals trec_eval's ``recall.k``."""
+    level = _level(rel, relevance_level)
     scoring = _inputs(run, gold, k, strict, fail_on_excluded)
-    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, level, need_ideal=False)
     scores = kernels.recall(relevance.relevant, relevance.n_relevant, scoring.depth)
-    return _result("recall", relevance, scoring, "gold", scores, binary=True)
+    measure = measure_of("R", scoring.k, rel=level)
+    return _result("recall", measure, relevance, scoring, "gold", scores, binary=True)
 
 
 def mrr(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
 ) -> MetricResult:
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
+    level = _level(rel, relevance_level)
     scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
-    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, level, need_ideal=False)
     scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
-    return _result("mrr", relevance, scoring, "gold", scores, binary=True)
+    measure = measure_of("RR", scoring.k, rel=level)
+    return _result("mrr", measure, relevance, scoring, "gold", scores, binary=True)
 
 
 def average_precision(
     run: RunLike,
     gold: GoldLike,
-    k: int | None = None,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+) -> MetricResult:
+    """AP; with ``k=None`` equals trec_eval's ``map`` per query, with k its ``map_cut.k``."""
+    level = _level(rel, relevance_level)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, level, need_ideal=False)
+    scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, scoring.k)
+    measure = measure_of("AP", scoring.k, rel=level)
+    return _result("average_precision", measure, relevance, scoring, "gold", scores, binary=True)
+
+
+def success(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+) -> MetricResult:
+    """Success@k: 1 when a relevant document (grade >= ``rel``) is in the top k; trec_eval's
+    ``success.k``."""
+    level = _level(rel, relevance_level)
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, level, need_ideal=False)
+    scores = kernels.success(relevance.relevant, scoring.depth)
+    measure = measure_of("Success", scoring.k, rel=level)
+    return _result("success", measure, relevance, scoring, "gold", scores, binary=True)
+
+
+def judged(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
 ) -> MetricResult:
-    """AP; with ``k=None`` equals trec_eval's ``map`` per query, with k its ``map_cut.k``."""
-    scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
+    """Judged@k: the share of the retrieved top k that the gold set judges (any grade, negative
+    included). Every gold query counts, those with nothing relevant too; one the run lacks scores
+    0."""
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
     relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, need_ideal=False)
-    scores = kernels.average_precision(relevance.relevant, relevance.n_relevant, scoring.k)
-    return _result("average_precision", relevance, scoring, "gold", scores, binary=True)
+    scores = kernels.judged_share(relevance.known, relevance.rows >= 0, scoring.depth)
+    measure = measure_of("Judged", scoring.k)
+    return _package("judged", measure, relevance, scoring, "gold", scores, {}, binary=False)
+
+
+def _ndcg(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff,
+    gain: str,
+    strict: bool,
+    fail_on_excluded: bool | None,
+    judged_only: bool,
+) -> MetricResult:
+    """nDCG@k, or with ``k="all"`` trec_eval's ``ndcg``: every rank, against the ideal ranking of
+    all the query's judgments."""
+    _check_choice("gain", gain, kernels.GAINS)
+    whole_ranking = k == ALL_RANKS
+    scoring = _inputs(run, gold, k, strict, fail_on_excluded)
+    if whole_ranking or judged_only:  # -J reads past k: unjudged documents make room for others
+        longest = int(scoring.run.table.lengths.max(initial=0))
+        judged_most = int(np.diff(scoring.gold.judgments.offsets).max(initial=0))
+        depth = max(1, longest, judged_most if whole_ranking else scoring.depth)
+        scoring = replace(scoring, depth=depth)
+    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth)
+    scored = relevance.relevance
+    if judged_only:  # as trec_eval -J: a negative grade ("in the pool, unjudged") is removed too
+        assert relevance.negative is not None
+        scored = kernels.condensed(scored, relevance.known & ~relevance.negative)
+    measure = measure_of("nDCG", scoring.k, gain=MEASURE_GAIN[gain], judged_only=bool(judged_only))
+    return _ndcg_result("ndcg", measure, relevance, scoring, "gold", gain, scored)
+
+
+def _level(rel: int | None, relevance_level: int | None) -> int:
+    """The grade from which a judgment counts as relevant: ``rel=`` (ir_measures) or
+    ``relevance_level=`` (pytrec_eval), default 1 (trec_eval)."""
+    if rel is not None and relevance_level is not None and rel != relevance_level:
+        raise MetricError(f"rel={rel!r} and relevance_level={relevance_level!r} disagree; give one")
+    level = rel if rel is not None else relevance_level if relevance_level is not None else 1
+    if isinstance(level, bool) or not isinstance(level, int):
+        raise MetricError(f"rel must be an integer grade, got {level!r}")
+    return level
 
 
 # -- bare-statement assertions ---------------------------------------------------------------------
@@ -240,6 +352,8 @@ assert_precision = _checked(precision)
 assert_recall = _checked(recall)
 assert_mrr = _checked(mrr)
 assert_average_precision = _checked(average_precision)
+assert_success = _checked(success)
+assert_judged = _checked(judged)
 
 
 # -- shared plumbing -------------------------------------------------------------------------------
@@ -266,16 +380,9 @@ def _inputs(
     cutoff: bool = True,
 ) -> _Scoring:
     """Normalise arguments. Cutoff metrics read ``k`` ranks (default: the gold set's k, else
-    DEFAULT_K); the others the whole ranking unless ``k`` is given."""
-    if not isinstance(gold, GoldSet):
-        if isinstance(gold, (str, Path)):
-            gold = GoldSet.load(gold)
-        else:
-            raise MetricError(
-                f"gold must be a GoldSet or the path of one, got {type(gold).__name__}"
-            )
-    if not isinstance(run, Run):
-        run = Run.load(run) if isinstance(run, (str, Path)) else Run(run)
+    DEFAULT_K); the others the whole ranking unless ``k`` is given. ``k="all"``: the whole
+    ranking, for every metric."""
+    gold, run = as_gold_set(gold), as_run(run)
     if strict:
         check_no_ignored_queries(run, gold)
     notes: dict[str, Any] = {"ignored_run_queries": ignored_run_queries(run, gold)}
@@ -283,6 +390,9 @@ def _inputs(
     if gold.ignore_identical_ids:
         notes["identical_ids_dropped"] = len(dropped)
         notes["identical_ids_judged_relevant"] = sorted(q for q, relevant in dropped if relevant)
+    if k == ALL_RANKS:
+        depth = max(1, int(scored.table.lengths.max(initial=0)))
+        return _Scoring(scored, gold, None, depth, notes, fail_on_excluded)
     if cutoff:
         k = check_k(k if k is not None else gold.k or DEFAULT_K)
         return _Scoring(scored, gold, k, k, notes, fail_on_excluded)
@@ -291,6 +401,22 @@ def _inputs(
         return _Scoring(scored, gold, k, k, notes, fail_on_excluded)
     depth = max(1, int(scored.table.lengths.max(initial=0)))
     return _Scoring(scored, gold, None, depth, notes, fail_on_excluded)
+
+
+def as_gold_set(gold: GoldLike) -> GoldSet:
+    """A gold set, loaded when given as a path."""
+    if isinstance(gold, GoldSet):
+        return gold
+    if isinstance(gold, (str, Path)):
+        return GoldSet.load(gold)
+    raise MetricError(f"gold must be a GoldSet or the path of one, got {type(gold).__name__}")
+
+
+def as_run(run: RunLike) -> Run:
+    """A run, loaded when given as a path, built when given as a mapping."""
+    if isinstance(run, Run):
+        return run
+    return Run.load(run) if isinstance(run, (str, Path)) else Run(run)
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -321,19 +447,28 @@ def _relevance(
 
 
 def _ndcg_result(
-    name: str, relevance: Relevance, scoring: _Scoring, mode: str, gain: str
+    name: str,
+    measure: Measure,
+    relevance: Relevance,
+    scoring: _Scoring,
+    mode: str,
+    gain: str,
+    scored: np.ndarray | None = None,
 ) -> MetricResult:
-    gains = kernels.gain_values(relevance.relevance, gain)
+    """nDCG of ``scored`` (default: the relevance at each rank; judged_only passes the condensed
+    ranking's), explained with the ranking as retrieved."""
+    gains = kernels.gain_values(relevance.relevance if scored is None else scored, gain)
     ideal = kernels.gain_values(relevance.ideal, gain)
-    scores, no_ideal = kernels.ndcg(gains, ideal, scoring.depth)
+    scores, no_ideal = kernels.ndcg(gains, ideal, scoring.k or scoring.depth)
     excluded = dict(relevance.excluded)
     for position in np.flatnonzero(no_ideal).tolist():
         excluded.setdefault(position, NO_RELEVANT_REASON[mode])
-    return _package(name, relevance, scoring, mode, scores, excluded, binary=False)
+    return _package(name, measure, relevance, scoring, mode, scores, excluded, binary=False)
 
 
 def _result(
     name: str,
+    measure: Measure,
     relevance: Relevance,
     scoring: _Scoring,
     mode: str,
@@ -345,11 +480,12 @@ def _result(
     if needs_relevant or mode == "gold":
         for position in np.flatnonzero(relevance.n_relevant == 0).tolist():
             excluded.setdefault(position, NO_RELEVANT_REASON[mode])
-    return _package(name, relevance, scoring, mode, scores, excluded, binary)
+    return _package(name, measure, relevance, scoring, mode, scores, excluded, binary)
 
 
 def _package(
     name: str,
+    measure: Measure,
     relevance: Relevance,
     scoring: _Scoring,
     mode: str,
@@ -381,7 +517,16 @@ def _package(
         extra,
         scoring.gold,
         scoring.fail_on_excluded,
+        str(measure),
+        _judged_shares(relevance, scoring) if mode == "gold" else None,
     )
+
+
+def _judged_shares(relevance: Relevance, scoring: _Scoring) -> QueryScores:
+    """Judged@k of each query the score covers, kept with gold-mode results: a baseline stores it,
+    so the gate can tell fewer judged documents from a worse ranking."""
+    shares = kernels.judged_share(relevance.known, relevance.rows >= 0, scoring.k or scoring.depth)
+    return QueryScores(relevance.query_ids, shares, np.ones(shares.size, dtype=bool))
 
 
 def _explainer(

@@ -1,8 +1,7 @@
 """Metric kernels: pure functions over relevance matrices, one row per query (ranx-style).
 
 Inputs are ``gains[q, i]``: the relevance of the document at rank ``i + 1`` of query ``q`` (0 past
-the
-end of a short ranking), ``ideal[q, i]``: the best achievable relevances sorted descending, and
+the end of a short ranking), ``ideal[q, i]``: the best achievable relevances sorted descending, and
 ``n_relevant[q]``: how many relevant documents the query has. Every convention is stated here once.
 """
 
@@ -62,8 +61,7 @@ def recall(relevant: np.ndarray, n_relevant: np.ndarray, k: int | None) -> np.nd
 
 def reciprocal_rank(relevant: np.ndarray, k: int | None) -> np.ndarray:
     """1 / rank of the first relevant document (0 if none in the top k). ``k=None``: the whole
-    ranking
-    (trec_eval ``recip_rank``)."""
+    ranking (trec_eval ``recip_rank``)."""
     top = relevant if k is None else relevant[:, :k]
     found = top.any(axis=1)
     first = np.argmax(top, axis=1)
@@ -81,3 +79,23 @@ def average_precision(relevant: np.ndarray, n_relevant: np.ndarray, k: int | Non
     precision_at_hits = hits / np.arange(1, top.shape[1] + 1) * top
     with np.errstate(invalid="ignore", divide="ignore"):
         return precision_at_hits.sum(axis=1) / n_relevant
+
+
+def success(relevant: np.ndarray, k: int) -> np.ndarray:
+    """Success@k = 1 if any of the top k is relevant, else 0 (trec_eval ``success``)."""
+    return relevant[:, :k].any(axis=1).astype(np.float64)
+
+
+def judged_share(known: np.ndarray, retrieved: np.ndarray, k: int) -> np.ndarray:
+    """Judged@k = judged documents in the top k / documents retrieved in the top k (ir_measures'
+    convention: a ranking shorter than k is not penalised; 0 when nothing was retrieved). A
+    judgment of any grade counts, negative and 0 included."""
+    top = retrieved[:, :k].sum(axis=1)
+    return known[:, :k].sum(axis=1) / np.maximum(top, 1)
+
+
+def condensed(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """Each row's kept values moved to the front in rank order, zeros after them: the ranking with
+    the other documents removed (trec_eval ``-J``, ir_measures ``judged_only``)."""
+    order = np.argsort(~keep, axis=1, kind="stable")
+    return np.take_along_axis(np.where(keep, values, 0), order, axis=1)

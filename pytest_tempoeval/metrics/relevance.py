@@ -67,6 +67,8 @@ class Relevance:
     missing: np.ndarray  # [nq] gold query absent from the run (scored as an empty ranking)
     ideal_documents: IdealDocuments  # the documents behind ``ideal``, for explanations
     judge_model: str | None = None  # llm mode: the model that judged
+    # gold mode: [nq, depth] judged with a negative grade (trec_eval: "in the pool, unjudged")
+    negative: np.ndarray | None = None
 
 
 # -- gold mode ------------------------------------------------------------------------------------
@@ -87,10 +89,12 @@ def gold_relevance(
     relevance = np.zeros(rows.shape, dtype=np.float64)
     relevant = np.zeros(rows.shape, dtype=bool)
     known = np.zeros(rows.shape, dtype=bool)
+    negative = np.zeros(rows.shape, dtype=bool)
     if grades.size:
         judged_row = np.maximum(found, 0)
         relevance[valid] = np.where(found >= 0, gains[judged_row], 0)
         relevant[valid] = (found >= 0) & relevant_grades[judged_row]
+        negative[valid] = (found >= 0) & (grades[judged_row] < 0)
     known[valid] = found >= 0
     # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
     if need_ideal:
@@ -119,6 +123,7 @@ def gold_relevance(
         excluded,
         run_of_gold(run, gold) < 0,
         ideal_documents,
+        negative=negative,
     )
 
 

@@ -59,6 +59,7 @@ class _Details:
     explain_query: Callable[[str], QueryExplanation] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     gold: Any = None  # the GoldSet scored against: its fingerprint is computed only if asked
+    judged: Mapping[str, float] | None = None  # gold mode: Judged@k per query
 
 
 class MetricResult(float):
@@ -69,6 +70,7 @@ class MetricResult(float):
     """
 
     name: str
+    measure: str
     k: int | None
     mode: str
 
@@ -83,6 +85,8 @@ class MetricResult(float):
         extra: Mapping[str, Any] | None = None,
         gold: Any = None,
         fail_on_excluded: bool | None = None,
+        measure: str | None = None,
+        judged: Mapping[str, float] | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -92,9 +96,12 @@ class MetricResult(float):
         value = math.fsum(scores) / len(scores) if scores else math.nan
         self = super().__new__(cls, value)
         self.name, self.k, self.mode = name, k, mode
+        # The measure string (``nDCG@10``, ``T-nDCG(mode=llm)@10``); a result built by hand has
+        # none, and shows its name and k.
+        self.measure = measure or (f"{name}@{k}" if k is not None else name)
         self.fail_on_excluded = fail_on_excluded  # None: the session's policy decides
         self._details = _Details(
-            per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold
+            per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold, judged
         )
         return self
 
@@ -127,14 +134,28 @@ class MetricResult(float):
         return statistics.median(self.per_query.values()) if self.per_query else math.nan
 
     @property
+    def judged(self) -> dict[str, float] | None:
+        """Gold mode: Judged@k per query (the share of its retrieved top k that is judged)."""
+        judged = self._details.judged
+        if judged is None:
+            return None
+        return judged._as_dict() if isinstance(judged, QueryScores) else dict(judged)
+
+    @property
     def label(self) -> str:
-        """``ndcg@10`` style name."""
+        """The name shown in summaries and reports: the measure string."""
+        return self.measure
+
+    @property
+    def legacy_label(self) -> str:
+        """``ndcg@10``: the name the summary and baselines used before measure strings."""
         return f"{self.name}@{self.k}" if self.k is not None else self.name
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form (reports, baselines, xdist)."""
         return {
             "name": self.name,
+            "measure": self.measure,
             "k": self.k,
             "mode": self.mode,
             "score": None if math.isnan(self) else float(self),
@@ -160,6 +181,10 @@ class MetricResult(float):
             details.excluded,
             None,
             details.extra,
+            None,
+            self.fail_on_excluded,
+            self.measure,
+            self.judged,
         )
         return (MetricResult, arguments)
 

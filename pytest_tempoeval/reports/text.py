@@ -144,6 +144,19 @@ def unused_lines(unused: Sequence[str]) -> list[str]:
     return [heading, *(f"  {name}" for name in unused)]
 
 
+def gate_lines(failed: Sequence[Any]) -> list[str]:
+    """The baseline checks the session's Holm correction failed, each with its full message."""
+    plural = "s" if len(failed) != 1 else ""
+    heading = (
+        f"{len(failed)} baseline check{plural} regressed after the Holm correction "
+        "(ini tempoeval_gate_correction = holm); the session fails:"
+    )
+    lines = [heading]
+    for row in failed:
+        lines.extend(row.pending_message.splitlines())
+    return lines
+
+
 def markdown(
     rows: Sequence[CheckRow], judging: str | None = None, unused: Sequence[str] = ()
 ) -> str:

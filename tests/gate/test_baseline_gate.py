@@ -76,7 +76,7 @@ def test_a_significant_drop_beyond_max_drop_regresses_and_lists_queries_worst_fi
     # Five queries drop, seven are unchanged: the observed sum is the lowest of the 2**5 distinct
     # signed sums, so p = 1/32. (With four dropped queries p would be 1/16 > 0.05: too few to tell.)
     before, after = [0.8] * 12, [0.8] * 7 + [0.5, 0.6, 0.7, 0.4, 0.75]
-    comparison = compare("ndcg@10 gold", scores(before), scores(after), max_drop=0.0, alpha=0.05)
+    comparison = compare("nDCG@10", scores(before), scores(after), max_drop=0.0, alpha=0.05)
     assert comparison.status == "regressed" and not comparison.passed
     assert comparison.delta == pytest.approx(-1.05 / 12)
     assert comparison.p_value == exact_p(before, after) == 1 / 32
@@ -241,7 +241,7 @@ def test_checking_one_metric_twice_needs_a_name_and_bad_settings_are_refused(tmp
     store = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
     store.check(result_for([0.5] * 3))
     with pytest.raises(
-        BaselineError, match="temporal_ndcg@10 llm is checked twice in this test; pass name="
+        BaselineError, match="temporal_ndcg@10 is checked twice in this test; pass name="
     ):
         store.check(result_for([0.6] * 3))
     store.check(result_for([0.6] * 3), name="reranker")  # told apart

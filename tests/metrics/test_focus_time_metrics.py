@@ -104,7 +104,7 @@ def test_explanation_names_retrieved_and_ideal_documents() -> None:
     text = temporal_ndcg(RUN, GOLD, k=3).explain(n=1)
     lines = text.splitlines()
     assert (
-        lines[0].startswith("temporal_ndcg@3 [focus_time] = 0.4")
+        lines[0].startswith("T-nDCG@3 [focus_time] = 0.4")
         and "over 2 queries (1 excluded)" in lines[0]
     )
     assert "excluded (no focus time (none given, none found in its text)): q3" in text

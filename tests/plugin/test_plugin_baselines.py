@@ -42,7 +42,7 @@ def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(
 ) -> None:
     suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
     stored = json.loads((suite.path / GATE).read_text())
-    entry = stored["results"]["ndcg@2 gold"]
+    entry = stored["results"]["nDCG@2"]
     assert stored["test"] == "test_module.py::test_gate" and stored["version"] == 1
     assert (
         entry["k"] == 2
@@ -65,7 +65,7 @@ def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(
     result.stdout.fnmatch_lines(
         [
             (
-                "test_module.py::test_gate * ndcg@2 * 1.0000 * drop <= 0 * 1.0000 * +0.0000"
+                "test_module.py::test_gate * nDCG@2 * 1.0000 * drop <= 0 * 1.0000 * +0.0000"
                 " * 1.0000 * pass*"
             )
         ]
@@ -85,7 +85,7 @@ def test_a_significant_drop_fails_listing_queries_and_p_value_without_a_summary_
     assert "1 baseline check of this test failed:" in output
     assert "test_module.py::test_gate: regression against" in output
     assert (
-        "ndcg@2 gold: 1.0000 -> 0.8155 (-0.1845; drop allowed 0), p = 0.01562 (paired randomization"
+        "nDCG@2: 1.0000 -> 0.8155 (-0.1845; drop allowed 0), p = 0.01562 (paired randomization"
         in output
     )
     assert (
@@ -102,7 +102,7 @@ def test_a_significant_drop_fails_listing_queries_and_p_value_without_a_summary_
     assert row["p_value"] == 1 / 64 and row["status"] == "FAIL" and row["note"] == "regressed"
     assert report["failed"] == 2
     assert (
-        json.loads((suite.path / GATE).read_text())["results"]["ndcg@2 gold"]["score"] == 1.0
+        json.loads((suite.path / GATE).read_text())["results"]["nDCG@2"]["score"] == 1.0
     )  # never overwritten
 
 
@@ -116,7 +116,7 @@ def test_an_improvement_passes_and_says_the_baseline_can_be_raised(
     result = suite.runpytest(*xdist, "--tempoeval-markdown=summary.md")
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
-        ["*test_gate*ndcg@2*1.0000*0.8770*+0.1230*pass*baseline can be raised"]
+        ["*test_gate*nDCG@2*1.0000*0.8770*+0.1230*pass*baseline can be raised"]
     )
     markdown = (suite.path / "summary.md").read_text()
     assert "| threshold | baseline | delta | p | status | note |" in markdown
@@ -134,7 +134,7 @@ def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
     result.stdout.fnmatch_lines(
         [
             (
-                "*re-baseline: the baseline has ndcg@2 gold but the test now checks ndcg@1 gold"
+                "*re-baseline: the baseline has nDCG@2 but the test now checks nDCG@1"
                 " (k or mode changed)*"
             )
         ]
@@ -148,7 +148,7 @@ def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
     result.stdout.fnmatch_lines(
         [
             (
-                "*re-baseline: the gold set changed since the baseline of ndcg@2 gold"
+                "*re-baseline: the gold set changed since the baseline of nDCG@2"
                 "*--tempoeval-update-baseline*"
             )
         ]
@@ -174,7 +174,7 @@ def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(
     )
     assert corrupt.read_text() == '{\n  "version": 1,\n  "results": {oops}\n}\n'
     suite.runpytest(*xdist, "-k", "test_gate", UPDATE).assert_outcomes(passed=1)
-    assert json.loads(corrupt.read_text())["results"]["ndcg@2 gold"]["score"] == 1.0
+    assert json.loads(corrupt.read_text())["results"]["nDCG@2"]["score"] == 1.0
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
@@ -246,7 +246,7 @@ def test_same_test_names_in_two_classes_get_two_files_and_a_failed_update_writes
     assert files == ["TestA.test_x.json", "TestB.test_x.json"]
     b_file = suite.path / "base" / "test_classes" / "TestB.test_x.json"
     before = b_file.read_text()
-    assert sorted(json.loads(before)["results"]) == ["ndcg@2 gold", "precision@2 gold"]
+    assert sorted(json.loads(before)["results"]) == ["P@2", "nDCG@2"]
     monkeypatch.setenv("BREAK", "1")
     result = suite.runpytest(*xdist, "test_classes.py", UPDATE)
     result.assert_outcomes(passed=1, failed=1)

@@ -30,7 +30,7 @@ def test_passing_helper_returns_true(tempoeval_gold):
 # q2020: a2016 (0) then a2020 (4): DCG = 4/log2(3) = 2.5237, IDCG = 4 -> 0.6309;
 # q2016: 1.0; mean 0.8155.
 FIRST_LINE = (
-    "temporal_ndcg@2 [focus_time] = 0.8155, needed >= 0.9; 2 queries counted, 0 excluded; "
+    "T-nDCG@2 [focus_time] = 0.8155, needed >= 0.9; 2 queries counted, 0 excluded; "
     "worst: q2020 0.631, q2016 1.000"
 )
 
@@ -89,5 +89,5 @@ def test_comparison_of_an_all_excluded_result_is_an_error_with_the_reason(
     )
     result = pytester.runpytest()
     result.assert_outcomes(failed=1)
-    assert "MetricError: temporal_ndcg@10 [focus_time] has no counted query" in result.stdout.str()
+    assert "MetricError: T-nDCG@10 [focus_time] has no counted query" in result.stdout.str()
     assert "all 1 queries were excluded (no focus time" in result.stdout.str()

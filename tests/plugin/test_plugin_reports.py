@@ -42,13 +42,13 @@ def test_terminal_summary_lists_every_check(pytester: pytest.Pytester, xdist: li
         [
             r".*=+ tempoeval =+",
             r"test\s+metric\s+mode\s+queries\s+score\s+threshold\s+baseline\s+delta\s+p\s+status\s+note",
-            r"test_reports.py::test_bad\s+ndcg@2\s+gold\s+2\s+0.5000\s+>= 0.8\s+-\s+-\s+-\s+FAIL",
+            r"test_reports.py::test_bad\s+nDCG@2\s+gold\s+2\s+0.5000\s+>= 0.8\s+-\s+-\s+-\s+FAIL",
             (
-                r"test_reports.py::test_good\s+temporal_ndcg@2\s+focus_time\s+2\s+1.0000\s+>= 0.9"
+                r"test_reports.py::test_good\s+T-nDCG@2\s+focus_time\s+2\s+1.0000\s+>= 0.9"
                 r"\s+-\s+-\s+-\s+pass"
             ),
             (
-                r"test_reports.py::test_good\s+temporal_precision@2\s+focus_time\s+2\s+0.5000"
+                r"test_reports.py::test_good\s+T-P@2\s+focus_time\s+2\s+0.5000"
                 r"\s+>= 0.5\s+-\s+-\s+-\s+pass"
             ),
             r"3 metric checks, 1 failed",
@@ -68,9 +68,9 @@ def test_json_report(pytester: pytest.Pytester, xdist: list[str]) -> None:
     document = json.loads((pytester.path / "out" / "report.json").read_text())
     assert document["version"] == 1 and document["failed"] == 1
     assert [(c["test"], c["metric"], c["status"]) for c in document["checks"]] == [
-        ("test_reports.py::test_bad", "ndcg@2", "FAIL"),
-        ("test_reports.py::test_good", "temporal_ndcg@2", "pass"),
-        ("test_reports.py::test_good", "temporal_precision@2", "pass"),
+        ("test_reports.py::test_bad", "nDCG@2", "FAIL"),
+        ("test_reports.py::test_good", "T-nDCG@2", "pass"),
+        ("test_reports.py::test_good", "T-P@2", "pass"),
     ]
     assert document["checks"][0]["per_query"] == {"q2020": 0.0, "q2016": 1.0}
 
@@ -86,7 +86,7 @@ def test_markdown_report_and_github_step_summary(
     text = (pytester.path / "summary.md").read_text()
     assert text.startswith("## tempoeval\n\n3 metric checks, 1 failed.\n")
     assert (
-        "| test_reports.py::test_bad | ndcg@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL |  |"
+        "| test_reports.py::test_bad | nDCG@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL |  |"
         in text
     )
     assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
@@ -107,8 +107,8 @@ def test_junit_properties_are_written_with_every_family_and_no_warning(
         for case in tree.iter("testcase")
         for prop in case.iter("property")
     }
-    assert properties[("test_bad", "tempoeval:ndcg@2")] == "0.500000 >= 0.8 [gold, 2 queries] FAIL"
+    assert properties[("test_bad", "tempoeval:nDCG@2")] == "0.500000 >= 0.8 [gold, 2 queries] FAIL"
     assert (
-        properties[("test_good", "tempoeval:temporal_ndcg@2")]
+        properties[("test_good", "tempoeval:T-nDCG@2")]
         == "1.000000 >= 0.9 [focus_time, 2 queries] pass"
     )

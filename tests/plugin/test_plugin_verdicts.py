@@ -140,7 +140,7 @@ def test_fail_on_excluded_fails_the_check_naming_queries_and_reasons(
 @pytest.mark.parametrize(
     ("test", "message", "most_lines"),
     [
-        ("test_bare_helper", "AssertionError: ndcg@1 [gold] = 0.3333, needed >= 0.9", 18),
+        ("test_bare_helper", "AssertionError: nDCG@1 [gold] = 0.3333, needed >= 0.9", 18),
         ("test_k_zero", "MetricError: k must be a positive integer (the rank cutoff), got 0", 10),
         ("test_run_error", "RunError: <run>: query 'q', rank 1: doc id is empty", 10),
     ],
@@ -210,12 +210,12 @@ def test_every_baseline_check_of_a_test_runs_and_is_reported(
     )
     suite.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=1)
     stored = json.loads((suite.path / "base/test_module/test_three.json").read_text())
-    assert sorted(stored["results"]) == ["ndcg@2 gold", "p1 b", "precision@1 gold"]
+    assert sorted(stored["results"]) == ["P@1", "nDCG@2", "p1 b"]
     monkeypatch.setenv("WORSE", "8")
     result = suite.runpytest(*xdist, "-s", "--tempoeval-report=r.json")
     result.assert_outcomes(failed=1)
     output = result.stdout.str()
     assert "2 baseline checks of this test failed:" in output
-    assert "ndcg@2 gold: 1.0000 ->" in output and "p1 b: 1.0000 ->" in output
+    assert "nDCG@2: 1.0000 ->" in output and "p1 b: 1.0000 ->" in output
     statuses = [row["status"] for row in json.loads((suite.path / "r.json").read_text())["checks"]]
     assert statuses == ["FAIL", "pass", "FAIL"]

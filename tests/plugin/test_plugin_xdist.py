@@ -19,4 +19,4 @@ def test_workers_checks_are_counted_once(pytester: pytest.Pytester) -> None:
     result = run_suite(pytester, "-n", "2")
     output = result.stdout.str()
     assert output.count("3 metric checks, 1 failed") == 1
-    assert output.count("test_reports.py::test_good  temporal_ndcg@2") == 1
+    assert output.count("test_reports.py::test_good  T-nDCG@2") == 1

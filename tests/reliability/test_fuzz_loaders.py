@@ -118,7 +118,7 @@ BASELINE_TREES: list[Any] = [
         "version": 1,
         "test": "t.py::t",
         "results": {
-            "ndcg@10 gold": {
+            "nDCG@10": {
                 "metric": "ndcg",
                 "k": 10,
                 "mode": "gold",
