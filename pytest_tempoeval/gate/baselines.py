@@ -365,7 +365,7 @@ class BaselineStore:
         return stored
 
     def _regression_message(self, comparison: BaselineComparison, result: Any) -> str:
-        what = "regression" if comparison.status == "regressed" else "failed check"
+        what = "regression" if comparison.status in ("regressed", "pending") else "failed check"
         lines = [f"{self.test_id}: {what} against {self.path}", f"  {comparison.describe()}"]
         shown = comparison.regressed[:REGRESSED_LISTED]
         if shown:
