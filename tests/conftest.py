@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, settings
 import pytest_tempoeval
 
 for _module in pkgutil.walk_packages(pytest_tempoeval.__path__, "pytest_tempoeval."):
-    importlib.import_module(_module.name)
+    if _module.name != "pytest_tempoeval.__main__":  # running it is the command line
+        importlib.import_module(_module.name)
 
 # Hypothesis profiles. ``ci`` (the default) keeps the suite quick; ``fuzz`` is the long run of
 # tests/reliability/test_fuzz_loaders.py (HYPOTHESIS_PROFILE=fuzz). Tests with their own

@@ -22,6 +22,8 @@ LAYERS = ("foundations", "data", "metrics", "judge", "gate", "surface")
 FOUNDATIONS = {"pytest_tempoeval.errors", "pytest_tempoeval.files", "pytest_tempoeval.constants"}
 SURFACE = {
     "pytest_tempoeval",
+    "pytest_tempoeval.__main__",
+    "pytest_tempoeval.cli",
     "pytest_tempoeval.failures",
     "pytest_tempoeval.focus_time",  # an alias of data.focus_time, for an import path docs showed
     "pytest_tempoeval.plugin",

@@ -21,14 +21,14 @@ from pytest_tempoeval import (
 )
 
 DATA = Path(__file__).parent / "trec_eval"
-# trec_eval measure -> the plugin's function of (run, gold, cutoff).
-MEASURES: dict[str, Callable[[Run, GoldSet, int | None], MetricResult]] = {
-    "map": lambda run, gold, _: average_precision(run, gold),
-    "map_cut": lambda run, gold, k: average_precision(run, gold, k=k),
-    "P": lambda run, gold, k: precision(run, gold, k=k),
-    "recall": lambda run, gold, k: recall(run, gold, k=k),
-    "recip_rank": lambda run, gold, _: mrr(run, gold),
-    "ndcg_cut": lambda run, gold, k: ndcg(run, gold, k=k),
+# trec_eval measure -> the plugin's function of (run, gold, cutoff, relevance level).
+MEASURES: dict[str, Callable[[Run, GoldSet, int | None, int], MetricResult]] = {
+    "map": lambda run, gold, _, rel: average_precision(run, gold, rel=rel),
+    "map_cut": lambda run, gold, k, rel: average_precision(run, gold, k=k, rel=rel),
+    "P": lambda run, gold, k, rel: precision(run, gold, k=k, rel=rel),
+    "recall": lambda run, gold, k, rel: recall(run, gold, k=k, rel=rel),
+    "recip_rank": lambda run, gold, _, rel: mrr(run, gold, rel=rel),
+    "ndcg_cut": lambda run, gold, k, _: ndcg(run, gold, k=k),  # graded: -l does not apply
 }
 _MEASURE = re.compile(r"(?P<name>[a-z_A-Z]+?)(?:_(?P<k>\d+))?")
 
@@ -48,20 +48,20 @@ def trec_eval_output(name: str) -> dict[str, dict[str, str]]:
     return values
 
 
-def compute(measure: str, run: Run, gold: GoldSet) -> MetricResult:
+def compute(measure: str, run: Run, gold: GoldSet, rel: int = 1) -> MetricResult:
     match = _MEASURE.fullmatch(measure)
     assert match is not None
-    return MEASURES[match["name"]](run, gold, int(match["k"]) if match["k"] else None)
+    return MEASURES[match["name"]](run, gold, int(match["k"]) if match["k"] else None, rel)
 
 
-def check_against(output: str, qrels: str, results: str) -> int:
+def check_against(output: str, qrels: str, results: str, rel: int = 1) -> int:
     """Every value of ``output`` equals the plugin's to 4 decimals; returns how many it checked."""
     expected = trec_eval_output(output)
     gold = GoldSet.from_trec_qrels(DATA / qrels)
     run = Run.load(DATA / results)
     checked = 0
     for measure, by_query in expected.items():
-        result = compute(measure, run, gold)
+        result = compute(measure, run, gold, rel)
         for query, value in by_query.items():
             ours = float(result) if query == "all" else result.per_query[query]
             assert f"{ours:.4f}" == value, (measure, query, ours, value)
@@ -79,6 +79,15 @@ def test_all_trec_per_query_matches_out_test_aq() -> None:
     """map, map_cut, P, recall, recip_rank and ndcg_cut at every cutoff, per query and overall:
     (2 + 4 x 9 cutoffs) measures x (3 queries + all)."""
     assert check_against("out.test.aq", "qrels.test", "results.test") == 38 * 4
+
+
+def test_relevance_level_2_matches_out_test_aql() -> None:
+    """trec_eval -l2 (grade >= 2 is relevant) on qrels graded -1 to 4 is rel=2: every value of
+    out.test.aql the plugin has a measure for (per query and overall) matches."""
+    assert check_against("out.test.aql", "qrels.rel_level", "results.test", rel=2) == 38 * 4
+    # The level matters: at the default level 1 these qrels give other values.
+    with pytest.raises(AssertionError):
+        check_against("out.test.aql", "qrels.rel_level", "results.test", rel=1)
 
 
 def test_missing_run_query_scores_zero_as_with_dash_c() -> None:

@@ -1,0 +1,364 @@
+"""The ``tempoeval`` command (also ``python -m pytest_tempoeval``): scores outside pytest.
+
+- ``tempoeval evaluate RUN GOLD -m nDCG@10 P@5``: a run's measures (``--format trec`` prints
+  trec_eval's layout, so scripts written for trec_eval keep working);
+- ``tempoeval compare BASE NEW GOLD -m ...``: two runs, with the gate's paired randomization test,
+  Holm-corrected across the measures; exit 1 on a significant drop, to gate a CI step;
+- ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint).
+
+Exit codes: 0 fine; 1 a regression (compare) or an invalid gold set (check); 2 bad input or usage,
+as one line naming the file and line, never a traceback. Heavy modules (numpy) are imported by the
+commands, not here: ``tempoeval --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from typing import Any, NoReturn, TextIO
+
+from pytest_tempoeval.errors import GoldSetWarning, MetricError, TempoEvalError
+
+EXIT_OK, EXIT_REGRESSED, EXIT_BAD_INPUT = 0, 1, 2
+DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")
+COMPARED_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR")
+REGRESSED_SHOWN = 10  # regressed queries listed per measure by compare
+MEASURES_HELP = (
+    "measures in ir_measures syntax: nDCG@10, P(rel=2)@5, R@100, AP, RR, Success@5, Judged@10; "
+    "temporal: T-nDCG@10, T-P(threshold=0.5)@5; trec_eval names work too (P_5, ndcg_cut_10, map)"
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    problem = None
+    try:
+        return int(args.command(args, sys.stdout))
+    except (TempoEvalError, OSError) as error:  # anything else is a bug: a traceback
+        problem = str(error)
+    _fail(problem)  # outside the handler: no chained traceback
+
+
+def _fail(message: str) -> NoReturn:
+    print(f"tempoeval: error: {' '.join(message.split())}", file=sys.stderr)  # one line
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="tempoeval",
+        description="Retrieval measures, temporal relevance and regression gating, outside pytest.",
+        epilog="Exit codes: 0 fine; 1 a significant regression (compare) or an invalid gold set "
+        "(check); 2 bad input or usage.",
+    )
+    commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+
+    evaluate = commands.add_parser(
+        "evaluate",
+        help="score a run against a gold set",
+        description="Score RUN against GOLD. GOLD: a YAML/JSON gold set, a TREC qrels file or a "
+        "BEIR folder. RUN: a TREC run file, or JSON.",
+    )
+    evaluate.add_argument("run", metavar="RUN")
+    evaluate.add_argument("gold", metavar="GOLD")
+    _measures_option(evaluate, DEFAULT_MEASURES)
+    evaluate.add_argument("-q", action="store_true", help="also print every query's value")
+    evaluate.add_argument(
+        "--format",
+        choices=("text", "json", "trec"),
+        default="text",
+        help="text (default), json, or trec: trec_eval's 'measure<TAB>query<TAB>value' lines",
+    )
+    _common_options(evaluate)
+    evaluate.set_defaults(command=_evaluate)
+
+    compare = commands.add_parser(
+        "compare",
+        help="compare two runs; exit 1 on a significant drop",
+        description="Compare NEW with BASE on GOLD, per measure: the means, the delta, the "
+        "one-sided paired randomization p-value (Holm-corrected across the measures), and the "
+        "queries that got worse. Exits 1 when a measure dropped by more than --max-drop with "
+        "p < --alpha.",
+    )
+    compare.add_argument("base", metavar="BASE")
+    compare.add_argument("new", metavar="NEW")
+    compare.add_argument("gold", metavar="GOLD")
+    _measures_option(compare, COMPARED_MEASURES)
+    compare.add_argument("--max-drop", type=_non_negative, default=0.0, help="default 0")
+    compare.add_argument("--alpha", type=_probability, default=0.05, help="default 0.05")
+    compare.add_argument(
+        "--correction",
+        choices=("holm", "none"),
+        default="holm",
+        help="multiple-comparison correction across the measures (default holm)",
+    )
+    compare.add_argument("--format", choices=("text", "json"), default="text")
+    _common_options(compare)
+    compare.set_defaults(command=_compare)
+
+    check = commands.add_parser(
+        "check",
+        help="validate gold sets (a pre-commit lint)",
+        description="Load each GOLD and report its errors and warnings with file and line. Exits "
+        "1 when one has an error (with --strict, a warning too).",
+    )
+    check.add_argument("gold", metavar="GOLD", nargs="+")
+    check.add_argument("--strict", action="store_true", help="warnings fail too")
+    check.add_argument("--split", default="test", help="BEIR folders: the qrels split")
+    check.set_defaults(command=_check)
+    return parser
+
+
+def _measures_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    parser.add_argument(
+        "-m",
+        "--measures",
+        nargs="+",
+        metavar="MEASURE",
+        default=list(default),
+        help=f"{MEASURES_HELP} (default: {' '.join(default)})",
+    )
+
+
+def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--split", default="test", help="BEIR folders: the qrels split")
+    parser.add_argument(
+        "--strict", action="store_true", help="run queries the gold set lacks are an error"
+    )
+
+
+def _non_negative(text: str) -> float:
+    value = float(text)
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text!r}")
+    return value
+
+
+# -- evaluate --------------------------------------------------------------------------------------
+
+
+def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
+    from pytest_tempoeval.data.run import Run
+    from pytest_tempoeval.metrics.evaluate import evaluate
+    from pytest_tempoeval.metrics.explain import left_out
+    from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
+
+    measures = [str(parse_measure(text)) for text in args.measures]  # a typo fails before loading
+    gold = _load_gold_warning(args.gold, args.split)
+    results = evaluate(Run.load(args.run), gold, measures, strict=args.strict)
+    if args.format == "json":
+        json.dump(
+            {
+                "run": args.run,
+                "gold": args.gold,
+                "measures": {m: _json_result(r, args.q) for m, r in results.items()},
+            },
+            out,
+            indent=2,
+        )
+        out.write("\n")
+        return EXIT_OK
+    if args.format == "trec":
+        names = {m: trec_eval_name(parse_measure(m)) or m for m in measures}
+        if args.q:
+            for query in gold.query_ids:
+                for measure, result in results.items():
+                    if query in result.per_query:
+                        out.write(_trec_line(names[measure], query, result.per_query[query]))
+        for measure, result in results.items():
+            out.write(_trec_line(names[measure], "all", float(result)))
+        return EXIT_OK
+    width = max(len(measure) for measure in measures)
+    out.write(f"run {args.run}, gold {args.gold} ({len(gold.query_ids)} queries)\n")
+    out.write(f"{'measure':<{width}}  {'mean':>6}  queries  excluded\n")
+    for measure, result in results.items():
+        counted = len(result.per_query)
+        out.write(
+            f"{measure:<{width}}  {_value(result)}  {counted:>7}  {len(result.excluded):>8}\n"
+        )
+    for measure, result in results.items():
+        omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
+        if omitted:
+            out.write(f"{measure}: {omitted}\n")
+    if args.q:
+        for query in gold.query_ids:
+            for measure, result in results.items():
+                if query in result.per_query:
+                    out.write(f"{measure:<{width}}  {query}  {result.per_query[query]:.4f}\n")
+    return EXIT_OK
+
+
+def _json_result(result: Any, per_query: bool) -> dict[str, Any]:
+    data = result.to_dict()
+    if not per_query:
+        data.pop("per_query")
+    return data
+
+
+def _trec_line(measure: str, query: str, value: float) -> str:
+    return f"{measure:<22}\t{query}\t{value:.4f}\n"  # trec_eval's layout
+
+
+def _value(result: Any) -> str:
+    return "     -" if not result.per_query else f"{float(result):.4f}"
+
+
+# -- compare ---------------------------------------------------------------------------------------
+
+
+def _compare(args: argparse.Namespace, out: TextIO) -> int:
+    from pytest_tempoeval.data.run import Run
+    from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
+    from pytest_tempoeval.gate.randomization import holm_adjusted
+    from pytest_tempoeval.metrics.evaluate import evaluate
+    from pytest_tempoeval.metrics.measures import parse_measure
+
+    measures = [str(parse_measure(text)) for text in args.measures]
+    gold = _load_gold_warning(args.gold, args.split)
+    base = evaluate(Run.load(args.base), gold, measures, strict=args.strict)
+    new = evaluate(Run.load(args.new), gold, measures, strict=args.strict)
+    comparisons = {}
+    for measure in measures:
+        if not base[measure].per_query:
+            raise MetricError(f"{measure}: no query of BASE is counted ({args.gold})")
+        # The verdict is decided below, after the correction across the measures.
+        comparisons[measure] = compare(
+            measure, base[measure].per_query, new[measure].per_query, args.max_drop, args.alpha
+        )
+    tested = [m for m in measures if comparisons[m].p_value is not None]
+    raw = [comparisons[m].p_value for m in tested]
+    adjusted = dict(zip(tested, holm_adjusted(raw) if args.correction == "holm" else raw))
+    rows, regressed_any = [], False
+    for measure in measures:
+        comparison = comparisons[measure]
+        p_adjusted = adjusted.get(measure)
+        drop = comparison.baseline - comparison.current
+        significant = p_adjusted is None or p_adjusted < args.alpha
+        regressed = drop > args.max_drop + 1e-12 and significant
+        regressed_any |= regressed
+        note = ""
+        if base[measure].judged is not None and new[measure].judged is not None:
+            note = judged_note(
+                base[measure].judged,
+                new[measure].judged,
+                judged_measure(base[measure]),
+                sorted(base[measure].per_query),
+            )
+        rows.append(
+            {
+                "measure": measure,
+                "base": comparison.baseline,
+                "new": comparison.current,
+                "delta": comparison.delta,
+                "queries": comparison.queries,
+                "p": comparison.p_value,
+                "p_adjusted": p_adjusted,
+                "verdict": "regressed" if regressed else "ok",
+                "note": note,
+                "worse": [
+                    {"query": q, "base": old, "new": now}
+                    for q, old, now in comparison.regressed[:REGRESSED_SHOWN]
+                ],
+                "worse_count": len(comparison.regressed),
+            }
+        )
+    if args.format == "json":
+        json.dump(
+            {"correction": args.correction, "alpha": args.alpha, "measures": rows}, out, indent=2
+        )
+        out.write("\n")
+    else:
+        _compare_text(rows, args, out)
+    return EXIT_REGRESSED if regressed_any else EXIT_OK
+
+
+def _compare_text(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO) -> None:
+    def p(value: float | None) -> str:
+        return f"{value:.4f}" if value is not None else "-"
+
+    width = max(len("measure"), *(len(row["measure"]) for row in rows))
+    adjusted = "p (Holm)" if args.correction == "holm" else "p"
+    out.write(f"base {args.base}, new {args.new}, gold {args.gold}\n")
+    out.write(
+        f"{'measure':<{width}}  {'base':>6}  {'new':>6}  {'delta':>7}  {'p':>6}  "
+        f"{adjusted:>8}  verdict\n"
+    )
+    out.writelines(
+        f"{row['measure']:<{width}}  {row['base']:.4f}  {row['new']:.4f}  {row['delta']:+.4f}  "
+        f"{p(row['p']):>6}  {p(row['p_adjusted']):>8}  {row['verdict']}\n"
+        for row in rows
+    )
+    for row in rows:
+        if row["note"]:
+            out.write(f"{row['measure']}: {row['note']}\n")
+        if row["worse"]:
+            more = row["worse_count"] - len(row["worse"])
+            tail = f"; {more} more" if more else ""
+            out.write(
+                f"{row['measure']}: queries that got worse (base -> new), worst first{tail}:\n"
+            )
+            for worse in row["worse"]:
+                old, now = worse["base"], worse["new"]
+                out.write(f"  {worse['query']}: {old:.4f} -> {now:.4f} ({now - old:+.4f})\n")
+    regressed = [row["measure"] for row in rows if row["verdict"] == "regressed"]
+    if regressed:
+        out.write(
+            f"regressed: {', '.join(regressed)} (drop > {args.max_drop:g} and p < {args.alpha:g}"
+            f"{', Holm-corrected' if args.correction == 'holm' else ''})\n"
+        )
+
+
+# -- check -----------------------------------------------------------------------------------------
+
+
+def _check(args: argparse.Namespace, out: TextIO) -> int:
+    failed = False
+    for path in args.gold:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", GoldSetWarning)
+            try:
+                gold = _load_gold(path, args.split)
+            except (TempoEvalError, OSError) as error:
+                out.write(f"{' '.join(str(error).split())}\n")
+                failed = True
+                continue
+        found = [w for w in caught if issubclass(w.category, GoldSetWarning)]
+        out.writelines(f"warning: {warning.message}\n" for warning in found)
+        failed |= bool(found) and args.strict
+        judgments = sum(len(query.relevant) for query in gold)
+        out.write(
+            f"{path}: ok ({len(gold.query_ids)} queries, {judgments} judgments, "
+            f"{len(gold.documents)} documents{f', {len(found)} warnings' if found else ''})\n"
+        )
+    return EXIT_REGRESSED if failed else EXIT_OK
+
+
+def _load_gold_warning(path: str, split: str) -> Any:
+    """The gold set, with each GoldSetWarning printed as one line on stderr."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", GoldSetWarning)
+        gold = _load_gold(path, split)
+    for warning in caught:
+        print(f"tempoeval: warning: {' '.join(str(warning.message).split())}", file=sys.stderr)
+    return gold
+
+
+def _load_gold(path: str, split: str) -> Any:
+    from pathlib import Path
+
+    from pytest_tempoeval.data.goldset import GoldSet
+
+    if Path(path).is_dir():
+        return GoldSet.from_beir(path, split=split)
+    return GoldSet.load(path)

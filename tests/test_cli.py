@@ -1,0 +1,287 @@
+"""The ``tempoeval`` command: evaluate, compare and check, their formats, exit codes and errors.
+
+Most cases call ``main()`` in-process; a few run the installed console script and
+``python -m pytest_tempoeval`` as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_tempoeval.cli import main
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+QRELS, RUN, TRUNC = (
+    str(DATA / "qrels.test"),
+    str(DATA / "results.test"),
+    str(DATA / "results.trunc"),
+)
+GOLD_YAML = Path(__file__).parent.parent / "examples" / "gold" / "mini_elections.yaml"
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exit:
+        code = int(exit.code or 0)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def trec_eval_lines(name: str, measures: set[str]) -> list[str]:
+    """trec_eval's printed lines of some measures, whitespace as trec_eval prints it."""
+    return [line for line in (DATA / name).read_text().splitlines() if line.split()[0] in measures]
+
+
+# -- evaluate --------------------------------------------------------------------------------------
+
+
+def test_evaluate_in_trec_format_prints_what_trec_eval_printed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A script written for trec_eval's -q output reads the same lines: same names, same layout,
+    same values, per query then `all`."""
+    measures = ["map", "P_5", "P_10", "recall_100", "recip_rank", "ndcg_cut_10", "map_cut_100"]
+    code, out, _ = run_main(
+        capsys, "evaluate", RUN, QRELS, "-q", "--format", "trec", "-m", *measures
+    )
+    assert code == 0
+    expected = trec_eval_lines("out.test.aq", set(measures))
+    assert sorted(out.splitlines()) == sorted(expected)
+    assert len(expected) == len(measures) * 4  # 3 queries and all
+
+
+def test_evaluate_text_is_a_table_with_what_was_left_out(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text(
+        "us-2016 Q0 us2016 1 2.0 r\nus-2016 Q0 fr2017 2 1.0 r\nnot-judged Q0 x 1 1.0 r\n"
+    )
+    code, out, _ = run_main(capsys, "evaluate", str(run), str(GOLD_YAML), "-m", "P(rel=2)@2", "RR")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].split() == ["measure", "mean", "queries", "excluded"]
+    # P(rel=2)@2: us-2016 0.5, the 3 gold queries missing from the run 0 (as trec_eval -c).
+    assert lines[2].split() == ["P(rel=2)@2", "0.1250", "4", "0"]
+    assert lines[3].split() == ["RR", "0.2500", "4", "0"]
+    assert "P(rel=2)@2: 1 run query not in the gold set (not-judged)" in out
+
+
+def test_evaluate_json_and_per_query(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_main(capsys, "evaluate", RUN, QRELS, "-m", "AP", "--format", "json", "-q")
+    assert code == 0
+    data = json.loads(out)["measures"]["AP"]
+    assert data["measure"] == "AP" and f"{data['score']:.4f}" == "0.1785"
+    assert {query: f"{value:.4f}" for query, value in data["per_query"].items()} == {
+        "301": "0.0324",
+        "302": "0.4175",
+        "303": "0.0858",
+    }
+
+
+def test_evaluate_reads_a_beir_folder_and_checks_a_split(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    folder = Path(__file__).parent.parent / "fixtures" / "beir" / "temporal-news"
+    run = tmp_path / "run.trec"
+    run.write_text("q-us-election-2020 Q0 us-2020 1 1.0 r\n")
+    code, out, _ = run_main(capsys, "evaluate", str(run), str(folder), "-m", "Success@1")
+    assert code == 0 and out.splitlines()[0].endswith("(61 queries)")
+    assert out.splitlines()[2].split() == ["Success@1", f"{1 / 61:.4f}", "61", "0"]
+    code, out, _ = run_main(capsys, "check", str(folder), "--split", "dev")
+    assert code == 1 and "dev.tsv" in out  # check reports a problem on stdout, and exits 1
+    code, _, err = run_main(capsys, "evaluate", str(run), str(folder), "--split", "dev")
+    assert code == 2 and "dev.tsv" in err
+
+
+# -- compare ---------------------------------------------------------------------------------------
+
+
+def write_runs(tmp_path: Path, worse: int) -> tuple[str, str, str]:
+    """A 12-query gold set; the new run puts the relevant document second on ``worse`` queries."""
+    qrels = "".join(f"q{i:02d} 0 d{i} 2\n" for i in range(12))
+    base = "".join(f"q{i:02d} Q0 d{i} 1 2 r\nq{i:02d} Q0 x{i} 2 1 r\n" for i in range(12))
+    new = "".join(
+        f"q{i:02d} Q0 x{i} 1 2 r\nq{i:02d} Q0 d{i} 2 1 r\n"
+        if i < worse
+        else f"q{i:02d} Q0 d{i} 1 2 r\nq{i:02d} Q0 x{i} 2 1 r\n"
+        for i in range(12)
+    )
+    for name, text in (("qrels", qrels), ("base", base), ("new", new)):
+        (tmp_path / name).write_text(text)
+    return str(tmp_path / "base"), str(tmp_path / "new"), str(tmp_path / "qrels")
+
+
+def test_compare_exits_1_on_a_significant_drop_and_lists_the_queries(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    base, new, qrels = write_runs(tmp_path, worse=12)
+    code, out, _ = run_main(capsys, "compare", base, new, qrels, "-m", "nDCG@2", "RR", "P@1")
+    assert code == 1
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[2:5]}
+    # Every query drops: exact p = 2**-12; Holm over 3 measures: 3 x 2**-12 = 0.0007.
+    assert rows["nDCG@2"] == [
+        "nDCG@2",
+        "1.0000",
+        "0.6309",
+        "-0.3691",
+        "0.0002",
+        "0.0007",
+        "regressed",
+    ]
+    assert rows["RR"][1:4] == ["1.0000", "0.5000", "-0.5000"]
+    assert "nDCG@2: queries that got worse (base -> new), worst first; 2 more:" in out
+    assert "  q00: 1.0000 -> 0.6309 (-0.3691)" in out
+    assert "regressed: nDCG@2, RR, P@1 (drop > 0 and p < 0.05, Holm-corrected)" in out
+
+
+def test_compare_corrects_across_measures_and_can_be_told_not_to(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """5 of 12 queries drop: p = 1/32 = 0.031 for each of 3 measures. Uncorrected that is a
+    regression; Holm-corrected (3 x 0.031 = 0.094) it is not."""
+    base, new, qrels = write_runs(tmp_path, worse=5)
+    measures = ["-m", "nDCG@2", "RR", "P@1"]
+    code, out, _ = run_main(capsys, "compare", base, new, qrels, *measures, "--format", "json")
+    assert code == 0
+    rows = json.loads(out)["measures"]
+    assert [row["p"] for row in rows] == [0.03125] * 3
+    assert [row["p_adjusted"] for row in rows] == [0.09375] * 3
+    assert {row["verdict"] for row in rows} == {"ok"}
+    code, _, _ = run_main(capsys, "compare", base, new, qrels, *measures, "--correction", "none")
+    assert code == 1
+    code, _, _ = run_main(capsys, "compare", base, new, qrels, *measures, "--max-drop", "0.5")
+    assert code == 0
+
+
+def test_compare_names_a_fall_of_judged_documents(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run_main(capsys, "compare", RUN, TRUNC, QRELS, "-m", "P@10")
+    assert code == 1  # 3 queries: too few to test, so the drop alone decides
+    assert "P@10: Judged@10 fell from 1.00 to 0.67: part of this drop may be unjudged" in out
+
+
+# -- check -----------------------------------------------------------------------------------------
+
+
+def test_check_validates_gold_sets_like_a_linter(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run_main(capsys, "check", QRELS, str(GOLD_YAML))
+    assert code == 0
+    assert out.splitlines() == [
+        f"{QRELS}: ok (3 queries, 3681 judgments, 0 documents)",
+        f"{GOLD_YAML}: ok (4 queries, 5 judgments, 8 documents)",
+    ]
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(
+        "version: 1\ndocuments:\n  d1: {text: a}\nqueries:\n"
+        "  - id: q1\n    text: t\n    relevant: {d2: 1}\n"
+    )
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("version: 1\nqueries:\n  - id: q1\n    relevnt: {d1: 1}\n")
+    code, out, _ = run_main(capsys, "check", str(typo), str(broken))
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0].startswith(f"warning: {typo}:7: query 'q1' judges doc 'd2', which is not")
+    assert lines[1] == f"{typo}: ok (1 queries, 1 judgments, 1 documents, 1 warnings)"
+    assert lines[2].startswith(f"{broken}:4:") and "did you mean 'relevant'" in lines[2]
+    code, _, _ = run_main(capsys, "check", str(typo), "--strict")
+    assert code == 1
+    code, _, _ = run_main(capsys, "check", str(typo))
+    assert code == 0
+
+
+# -- bad input -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["evaluate", "missing.trec", QRELS], "tempoeval: error: missing.trec: no such run file"),
+        (["evaluate", RUN, "missing.yaml"], "missing.yaml: no such gold set file"),
+        (["evaluate", RUN, QRELS, "-m", "nDGC@10"], "did you mean 'nDCG'?"),
+        (["evaluate", RUN, QRELS, "--strict", "-m", "P@5"], None),
+        (["compare", RUN, "missing", QRELS], "missing: no such run file"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str | None
+) -> None:
+    code, out, err = run_main(capsys, *argv)
+    if message is None:
+        assert code == 0
+        return
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_a_malformed_run_line_names_the_file_and_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    run = tmp_path / "run.trec"
+    run.write_text("301 Q0 d1 1 1.0 r\n301 Q0 d2 2 nan r\n")
+    code, _, err = run_main(capsys, "evaluate", str(run), QRELS)
+    assert code == 2 and err.startswith(f"tempoeval: error: {run}:2:")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["frobnicate"],
+        ["evaluate", RUN],
+        ["compare", RUN, RUN, QRELS, "--alpha", "2"],
+        ["compare", RUN, RUN, QRELS, "--max-drop", "-1"],
+        ["evaluate", RUN, QRELS, "--format", "xml"],
+    ],
+)
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    code, _, err = run_main(capsys, *argv)
+    assert code == 2 and "usage: tempoeval" in err
+
+
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["compare"], ["check"]])
+def test_every_command_has_help(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    code, out, _ = run_main(capsys, *command, "--help")
+    assert code == 0 and out.startswith("usage: tempoeval")
+
+
+# -- as installed ----------------------------------------------------------------------------------
+
+
+def test_the_console_script_and_python_m(tmp_path: Path) -> None:
+    script = shutil.which("tempoeval")
+    assert script is not None, "pip install -e . installs the tempoeval console script"
+    for command in ([script], [sys.executable, "-m", "pytest_tempoeval"]):
+        done = subprocess.run(
+            [*command, "evaluate", RUN, QRELS, "-m", "map", "--format", "trec"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (done.returncode, done.stdout) == (0, "map                   \tall\t0.1785\n")
+        bad = subprocess.run(
+            [*command, "evaluate", "missing", QRELS], capture_output=True, text=True, check=False
+        )
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+def test_help_imports_no_numpy_or_anthropic() -> None:
+    code = (
+        "import sys\n"
+        "from pytest_tempoeval.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = {'numpy', 'anthropic', 'yaml', 'vcr'}\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
