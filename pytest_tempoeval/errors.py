@@ -50,6 +50,20 @@ class JudgeCassetteError(JudgeError):
     cannot be read."""
 
 
+class JudgeBudgetSpent(JudgeError):
+    """The session's cap on new judge requests (ini ``tempoeval_judge_max_requests``) is reached
+    while judgments are still missing. What was recorded is kept; the score is not computed."""
+
+
+class JudgeDryRun(JudgeError):
+    """Raised instead of asking the judge under ``--tempoeval-judge-dry-run``: the judgments a call
+    needs were counted, and the plugin skips the test with the count. Carries the counts."""
+
+    def __init__(self, message: str, needed: int, held: int) -> None:
+        super().__init__(message)
+        self.needed, self.held = needed, held
+
+
 class BaselineError(TempoEvalError, ValueError):
     """A baseline file is missing, unreadable or does not fit the result it is compared with."""
 
@@ -75,6 +89,8 @@ for _error in (
     InvalidReply,
     NoValidAnswer,
     JudgeCassetteError,
+    JudgeBudgetSpent,
+    JudgeDryRun,
     BaselineError,
     BaselineRegression,
     GoldSetWarning,

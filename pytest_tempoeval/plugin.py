@@ -12,7 +12,7 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,11 +26,13 @@ if TYPE_CHECKING:
     from pytest_tempoeval.data.goldset import GoldSet
     from pytest_tempoeval.gate.baselines import BaselineStore
     from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
+    from pytest_tempoeval.judge.custom import CachedJudge
 
 SESSION = pytest.StashKey[TempoEvalSession]()
 CALL_FAILED = pytest.StashKey[bool]()
 BASELINES = pytest.StashKey["BaselineStore"]()
 RECORD_MODES = ("none", "once", "new_episodes", "all")  # vcrpy's
+BUDGET_FILE = "tempoeval_judge_budget_file"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,6 +43,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="none",
         help="LLM-judge cassettes: 'none' replays only (default); once/new_episodes/all record "
         "as vcrpy does.",
+    )
+    group.addoption(
+        "--tempoeval-judge-dry-run",
+        action="store_true",
+        help="Ask the LLM judge nothing: count the judgments the session would ask and those the "
+        "cassettes hold, estimate tokens and cost, and skip the tests that need new ones.",
+    )
+    group.addoption(
+        "--tempoeval-judge-max-requests",
+        metavar="N",
+        type=int,
+        default=None,
+        help="Cap the new judge requests of the session (overrides ini "
+        "tempoeval_judge_max_requests).",
+    )
+    group.addoption(
+        "--tempoeval-judge-batch",
+        action="store_true",
+        help="Record new judgments through the Message Batches API (half price, up to 24 h).",
     )
     group.addoption(
         "--tempoeval-update-baseline",
@@ -86,6 +107,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="0.0",
     )
     parser.addini(
+        "tempoeval_judge_max_requests",
+        "Cap on the new judge requests a session may send (default: no cap).",
+    )
+    parser.addini(
+        "tempoeval_judge_batch_poll",
+        "Seconds between polls of a Message Batch (--tempoeval-judge-batch).",
+        default="30",
+    )
+    parser.addini(
         "tempoeval_judge_prices",
         "Judge prices in US dollars per million tokens, one 'model = input/output' line each; "
         "they override the plugin's dated table.",
@@ -128,7 +158,45 @@ def pytest_configure(config: pytest.Config) -> None:
             state.judge_prices = parse_prices(prices)
         except ValueError as error:
             raise pytest.UsageError(str(error)) from None
+    state.judge_budget = _judge_budget(config)
     config.pluginmanager.register(_PassedTests(state), "tempoeval-passed-tests")
+
+
+def _judge_budget(config: pytest.Config) -> Any:
+    """The session's cap on new judge requests, or None. Its count is kept in a file the session
+    creates; under xdist every worker updates the controller's, so the cap is the session's."""
+    limit: Any = config.getoption("tempoeval_judge_max_requests")
+    if limit is None:
+        limit = config.getini("tempoeval_judge_max_requests") or None
+    if limit is None:
+        return None
+    try:
+        limit = int(limit)
+        if limit < 0:
+            raise ValueError
+    except ValueError:
+        raise pytest.UsageError(
+            f"the judge request budget must be an integer >= 0, got {limit!r}"
+        ) from None
+    from pytest_tempoeval.judge.budget import RequestBudget
+
+    shared = getattr(config, "workerinput", {}).get(BUDGET_FILE)
+    if shared is None:  # the controller, or a run without xdist: a file costs nothing here
+        import tempfile
+
+        handle, name = tempfile.mkstemp(prefix="tempoeval-judge-budget-")
+        os.close(handle)
+        shared = name
+        config.add_cleanup(lambda: Path(name).unlink(missing_ok=True))
+    return RequestBudget(limit, Path(shared) if shared else None)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_configure_node(node: Any) -> None:
+    """The controller hands each worker the file of the shared judge request budget."""
+    budget = node.config.stash[SESSION].judge_budget
+    if budget is not None and budget.path is not None:
+        node.workerinput[BUDGET_FILE] = str(budget.path)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -194,17 +262,22 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         return outcome
     except BaseException as error:
         item.stash[CALL_FAILED] = True  # update mode writes no baseline from a failed test
+        from pytest_tempoeval.errors import JudgeDryRun
         from pytest_tempoeval.failures import trim, trimming
 
-        if trimming(item.config):
-            trim(error)
-        raise
+        if isinstance(error, JudgeDryRun):
+            dry_run = str(error)  # skipped outside the handler: no chained traceback
+        else:
+            if trimming(item.config):
+                trim(error)
+            raise
     finally:
         active_recorders.pop()
         if rows:  # JUnit XML properties
             from pytest_tempoeval.reports.junit import junit_property
 
             item.user_properties.extend(junit_property(row) for row in rows)
+    pytest.skip(dry_run)
 
 
 def pytest_assertrepr_compare(
@@ -330,9 +403,10 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
     from pytest_tempoeval.errors import JudgeCassetteError
     from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL, AnthropicJudge
     from pytest_tempoeval.judge.cassettes import JudgeCassette, cassette_path, rerecord_command
-    from pytest_tempoeval.reports.progress import progress_line
+    from pytest_tempoeval.reports.progress import progress_line, status_line
 
     config = request.config
+    state = config.stash[SESSION]
     mode = config.getoption("tempoeval_record_mode")
     serializer = config.getini("tempoeval_cassette_serializer")
     if serializer not in ("yaml", "json"):
@@ -349,14 +423,62 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         problem = None
     if problem is not None:  # failed outside the handler: no "during handling..." chain
         pytest.fail(f"{request.node.nodeid}: {problem}", pytrace=False)
+    batch = config.getoption("tempoeval_judge_batch")
+    try:
+        poll = float(config.getini("tempoeval_judge_batch_poll"))
+    except ValueError:
+        raise pytest.UsageError(
+            "ini tempoeval_judge_batch_poll must be a number of seconds"
+        ) from None
+    progress = progress_line(config) if cassette.recording else None  # silent in replay
     judge = AnthropicJudge(
         model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
         cassette=cassette,
-        progress=progress_line(config) if cassette.recording else None,  # silent in replay
+        progress=progress,
+        dry_run=config.getoption("tempoeval_judge_dry_run"),
+        budget=state.judge_budget,
+        batch=batch,
+        batch_poll=poll,
+        batch_status=status_line(config) if batch else None,
     )
     yield judge
-    config.stash[SESSION].add_judge_stats(judge.model, judge.stats)
+    state.add_judge_stats(judge.model, judge.stats)
     cassette.save()  # only if something was recorded; kept even when the test failed
+
+
+@pytest.fixture
+def tempoeval_judge_for(
+    request: pytest.FixtureRequest,
+) -> Generator[Callable[..., CachedJudge], None, None]:
+    """Your own LLM provider as the judge: ``tempoeval_judge_for(MyProvider())`` gives a
+    :class:`~pytest_tempoeval.judge.custom.CachedJudge` whose answers are kept in this test's
+    judgment cache (``<tempoeval_cassette_dir>/<test module>/<test name>.judgments.json``), with
+    the session's record mode, dry run and request budget."""
+    from pytest_tempoeval.files import per_test_path
+    from pytest_tempoeval.judge.custom import CachedJudge
+
+    config = request.config
+    state = config.stash[SESSION]
+    directory = config.rootpath / config.getini("tempoeval_cassette_dir")
+    path = per_test_path(directory, request.node.nodeid, ".judgments.json")
+    judges: list[CachedJudge] = []
+
+    def make(provider: Any, max_concurrency: int = 8) -> CachedJudge:
+        judge = CachedJudge(
+            provider,
+            path,
+            config.getoption("tempoeval_record_mode"),
+            max_concurrency,
+            dry_run=config.getoption("tempoeval_judge_dry_run"),
+            budget=state.judge_budget,
+        )
+        judges.append(judge)
+        return judge
+
+    yield make
+    for judge in judges:
+        state.add_judge_stats(judge.model, judge.stats)
+        judge.save()
 
 
 @pytest.fixture

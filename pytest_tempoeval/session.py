@@ -22,7 +22,21 @@ from pytest_tempoeval.metrics.explain import left_out
 
 WORKER_OUTPUT_KEY = "tempoeval"
 _BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
-JUDGE_COUNTERS = ("replayed", "asked", "cache_hits", "input_tokens", "output_tokens")
+JUDGE_COUNTERS = (
+    "replayed",
+    "asked",
+    "cache_hits",
+    "input_tokens",
+    "output_tokens",
+    "batched",
+    "batch_retried",
+    "batch_input_tokens",
+    "batch_output_tokens",
+    "to_ask",
+    "held",
+    "estimated_input_tokens",
+    "estimated_output_tokens",
+)
 
 
 @dataclass
@@ -123,6 +137,7 @@ class TempoEvalSession:
         # Judge model -> counters, summed over every test's judge.
         self.judge_stats: dict[str, dict[str, int]] = {}
         self.judge_prices: dict[str, tuple[float, float]] = {}  # ini tempoeval_judge_prices
+        self.judge_budget: Any = None  # the session's RequestBudget of new judge requests, or None
         self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
         # Baseline files (relative to the baseline directory, "module/test.json"), for the report of
         # unused ones: those of the selected tests, those checked, and modules not wholly selected.

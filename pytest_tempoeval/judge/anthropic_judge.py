@@ -16,10 +16,12 @@ import asyncio
 import json
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_tempoeval.errors import JudgeError, NoValidAnswer
+from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun, JudgeError, NoValidAnswer
+from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
+from pytest_tempoeval.judge.batches import ask_in_batches, forget
 from pytest_tempoeval.metrics.llm_judgments import (
     Judgment,
     JudgmentRequest,
@@ -30,6 +32,7 @@ from pytest_tempoeval.metrics.llm_judgments import (
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
 
 if TYPE_CHECKING:
+    from pytest_tempoeval.judge.budget import RequestBudget
     from pytest_tempoeval.judge.cassettes import JudgeCassette
 
 # The newest Haiku in the anthropic SDK's model list (2.11): the cheapest and fastest tier, which is
@@ -37,23 +40,6 @@ if TYPE_CHECKING:
 # model costs. Override with AnthropicJudge(model=...) or the tempoeval_judge_model ini key.
 DEFAULT_MODEL = "claude-haiku-5-5"
 MAX_TOKENS = 300  # the seed replies are a few lines of JSON
-
-
-@dataclass
-class JudgeStats:
-    """What the session summary reports about judging: what was replayed (free), and what was
-    asked live (billed), with its tokens."""
-
-    replayed: int = 0  # answered from the cassette
-    asked: int = 0  # answered by the API
-    cache_hits: int = 0  # identical (model, prompt) pairs answered from this judge's memory
-    input_tokens: int = 0  # of the requests asked live
-    output_tokens: int = 0
-
-    @property
-    def judgments(self) -> int:
-        """Requests answered, by the cassette or the API."""
-        return self.replayed + self.asked
 
 
 class AnthropicJudge:
@@ -74,6 +60,11 @@ class AnthropicJudge:
         timeout: float = 60.0,
         cassette: JudgeCassette | None = None,
         progress: Callable[[int, int, int], None] | None = None,
+        dry_run: bool = False,
+        budget: RequestBudget | None = None,
+        batch: bool = False,
+        batch_poll: float = 30.0,
+        batch_status: Callable[[str], None] | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
@@ -82,6 +73,12 @@ class AnthropicJudge:
         self.stats = JudgeStats()
         self.cassette = cassette  # answers first, and records what the API says, when it may
         self.progress = progress  # called with (done, total, cached) while judging live
+        self.dry_run = dry_run  # count what would be asked, ask nothing (raises JudgeDryRun)
+        self.budget = budget  # the session's cap on new requests
+        self.batch = batch  # ask what the cassette lacks through the Message Batches API
+        self.batch_poll = batch_poll  # seconds between polls of a batch
+        self.batch_status = batch_status  # called with a status line while a batch is processed
+        self._prefetched: dict[tuple[str, str], str] = {}  # batch answers not yet read
         self._client = client
         self._client_options = {
             "api_key": api_key,
@@ -145,13 +142,17 @@ class AnthropicJudge:
         read = read_grade if graded else read_verdict
         items = list(items)
         done, cached_before = 0, self.stats.cache_hits
+        prompts = {self._prompt(item, graded, temporal_focus) for item in items}
+        missing = sorted(prompt for prompt in prompts if not self._answerable(prompt))
+        if missing and self.dry_run:
+            where = str(self.cassette.path) if self.cassette is not None else "this judge's memory"
+            count_dry_run(self.stats, missing, len(prompts) - len(missing), graded, where)
+        batch_state = None
+        if missing and self.batch and self.cassette is not None and self.cassette.recording:
+            batch_state = await self._ask_in_batches(missing)
 
         async def judge(query_id: str, query: str, doc_id: str, document: str) -> Judgment:
-            prompt = (
-                graded_prompt(query, document)
-                if graded
-                else verdict_prompt(query, document, temporal_focus.get(query_id))
-            )
+            prompt = self._prompt((query_id, query, doc_id, document), graded, temporal_focus)
             where = f"judging doc {doc_id!r} for query {query_id!r} (model {self.model})"
             attempts = 0
 
@@ -186,14 +187,81 @@ class AnthropicJudge:
 
         tasks = [asyncio.ensure_future(judge(*item)) for item in items]
         try:
-            return list(await asyncio.gather(*tasks))
-        except BaseException:
+            judgments = list(await asyncio.gather(*tasks))
+        except BaseException as error:
+            if isinstance(error, JudgeBudgetSpent):
+                # Requests already sent are paid for: let them finish, and keep their answers.
+                await asyncio.gather(*tasks, return_exceptions=True)
+                still = sum(1 for prompt in prompts if (self.model, prompt) not in self._replies)
+                raise budget_spent(self.budget, still, len(prompts)) from None
             # The first failure is the answer: stop the other requests cleanly rather than leave
             # them to die with the event loop.
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             raise
+        if batch_state is not None and self.cassette is not None:
+            self.cassette.save()  # the paid answers are on disk: the batch need not be resumed
+            forget(batch_state)
+        return judgments
+
+    def _prompt(
+        self, item: JudgmentRequest, graded: bool, temporal_focus: dict[str, str | None]
+    ) -> str:
+        query_id, query, _, document = item
+        if graded:
+            return graded_prompt(query, document)
+        return verdict_prompt(query, document, temporal_focus.get(query_id))
+
+    def _body(self, prompt: str) -> dict[str, Any]:
+        """The Messages request for a prompt: what is sent, recorded and matched on replay."""
+        return {
+            "max_tokens": MAX_TOKENS,
+            "messages": [{"role": "user", "content": prompt}],
+            "model": self.model,
+        }
+
+    def _answerable(self, prompt: str) -> bool:
+        """Whether a prompt is answered without a new request (this judge's memory, the
+        cassette)."""
+        key = (self.model, prompt)
+        if key in self._replies or key in self._prefetched:
+            return True
+        return self.cassette is not None and self.cassette.answer(self._body(prompt)) is not None
+
+    async def _ask_in_batches(self, prompts: list[str]) -> Path:
+        """Ask ``prompts`` through the Message Batches API; keep each valid answer for the normal
+        flow to read and record. An item that expired or errored is left to be asked live.
+        Returns the batch state file, removed once the answers are saved."""
+        assert self.cassette is not None
+        state = self.cassette.path.with_name(self.cassette.path.name + ".batch.json")
+        if self.budget is not None:
+            granted = 0
+            while granted < len(prompts) and self.budget.take():
+                granted += 1
+            del prompts[granted:]  # the rest fail in the normal flow, naming the budget
+        if not prompts:
+            return state
+        answers = await ask_in_batches(
+            self._async_client(),
+            [self._body(prompt) for prompt in prompts],
+            state=state,
+            poll=self.batch_poll,
+            status=self.batch_status,
+        )
+        for prompt, answer in zip(prompts, answers, strict=True):
+            if answer is None:  # expired or errored: the normal flow asks it live
+                self.stats.batch_retried += 1
+                if self.budget is not None:
+                    self.budget.give_back()
+                continue
+            message, exchange = answer
+            self._prefetched[(self.model, prompt)] = self._reply_text(message)
+            self._unrecorded[prompt] = exchange
+            self._count_usage(message, batched=True)
+            self.stats.asked += 1
+            self.stats.batched += 1
+        return state
 
     # -- the API ----------------------------------------------------------------------------------
 
@@ -204,6 +272,10 @@ class AnthropicJudge:
         synchronous call runs its own loop).
         """
         key = (self.model, prompt)
+        if not fresh and key in self._prefetched:  # answered by a batch: counted there
+            reply = self._prefetched.pop(key)
+            self._replies[key] = reply
+            return reply
         if not fresh:
             if key in self._replies:
                 self.stats.cache_hits += 1
@@ -228,11 +300,7 @@ class AnthropicJudge:
         return reply
 
     async def _request(self, prompt: str, fresh: bool = False) -> str:
-        body = {
-            "max_tokens": MAX_TOKENS,
-            "messages": [{"role": "user", "content": prompt}],
-            "model": self.model,
-        }
+        body = self._body(prompt)
         if self.cassette is not None and not (fresh and self.cassette.recording):
             stored = self.cassette.answer(body)
             if stored is not None:
@@ -240,6 +308,10 @@ class AnthropicJudge:
                 return self._reply_text(stored)
             if not self.cassette.recording:
                 raise self.cassette.miss()
+        if self.dry_run:  # a second try of an invalid replayed reply: never asked in a dry run
+            raise JudgeDryRun("judge dry run: a judgment would be asked again", needed=1, held=0)
+        if self.budget is not None and not self.budget.take():
+            raise JudgeBudgetSpent("the judge's request budget is spent")
         client = self._async_client()
         try:
             # The raw response: the cassette stores exactly what was sent and received, and the
@@ -251,11 +323,18 @@ class AnthropicJudge:
         if self.cassette is not None:  # kept once the reply is read as valid (see _record)
             self._unrecorded[prompt] = (raw.http_request, raw.http_response)
         self.stats.asked += 1
+        self._count_usage(message)
+        return self._reply_text(message)
+
+    def _count_usage(self, message: Any, batched: bool = False) -> None:
         usage = message.get("usage") if isinstance(message, dict) else None
         usage = usage if isinstance(usage, dict) else {}
-        self.stats.input_tokens += _count(usage.get("input_tokens"))
-        self.stats.output_tokens += _count(usage.get("output_tokens"))
-        return self._reply_text(message)
+        tokens = _count(usage.get("input_tokens")), _count(usage.get("output_tokens"))
+        self.stats.input_tokens += tokens[0]
+        self.stats.output_tokens += tokens[1]
+        if batched:  # billed at half price
+            self.stats.batch_input_tokens += tokens[0]
+            self.stats.batch_output_tokens += tokens[1]
 
     def _record(self, prompt: str) -> None:
         exchange = self._unrecorded.pop(prompt, None)

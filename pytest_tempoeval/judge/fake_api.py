@@ -9,6 +9,12 @@ something. Faults can be injected to test retries and error handling::
         server.inject(Fault.rate_limit(retry_after=0), Fault.malformed_reply())
         client = anthropic.Anthropic(api_key="test", base_url=server.base_url)
 
+The Message Batches endpoints are faked too (create, retrieve, results as JSONL, cancel), with
+their own faults: items that expire or error, and batches that take several polls to end::
+
+    server.batch_polls = 3  # "in_progress" for the first 3 retrieves of each batch
+    server.inject_batch_items("expired", "errored")  # the next batch's first two items
+
 Standard library only (and the package's own focus times): importing it costs nothing.
 """
 
@@ -131,7 +137,11 @@ class FakeMessagesServer:
 
     def __init__(self, latency: float = 0.0) -> None:
         self.latency = latency  # seconds added to every answer (for concurrency tests)
-        self.requests: list[dict[str, Any]] = []  # bodies received, in arrival order
+        self.requests: list[dict[str, Any]] = []  # /v1/messages bodies received, in arrival order
+        self.http_requests = 0  # every HTTP request, batch endpoints included
+        self.batches: dict[str, dict[str, Any]] = {}  # batch id -> its state
+        self.batch_polls = 0  # retrieves that answer "in_progress" before a batch has ended
+        self._batch_items: deque[str] = deque()  # outcomes forced on the next batch's items
         self.headers: list[dict[str, str]] = []
         self._faults: deque[Fault] = deque()
         self.in_flight = 0  # requests being answered right now
@@ -146,8 +156,12 @@ class FakeMessagesServer:
         handler = type("Handler", (_Handler,), {"fake": self})
         self._server = _QuietServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
+        # a short poll: stop() waits for the serving loop to notice, 0.5 s by default, per server
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-messages-api", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fake-messages-api",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -179,6 +193,16 @@ class FakeMessagesServer:
         """Apply these faults, in order, to the next requests (one fault per request)."""
         with self._lock:
             self._faults.extend(faults)
+
+    def inject_batch_items(self, *outcomes: str) -> None:
+        """Force the outcome of the next batch's first items, in order: "expired", "errored",
+        "canceled" or "succeeded"."""
+        with self._lock:
+            self._batch_items.extend(outcomes)
+
+    def _count_http(self) -> None:
+        with self._lock:
+            self.http_requests += 1
 
     def _next_fault(self) -> Fault | None:
         with self._lock:
@@ -212,9 +236,100 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.fake._enter()
         try:
+            self.fake._count_http()
+            path = self.path.split("?")[0]
+            if "/v1/messages/batches" in path:
+                return self._batches("POST", path)
             self._answer()
         finally:
             self.fake._leave()
+
+    def do_GET(self) -> None:
+        self.fake._count_http()
+        path = self.path.split("?")[0]
+        if "/v1/messages/batches" in path:
+            return self._batches("GET", path)
+        return self._not_found()
+
+    def _not_found(self) -> None:
+        return self._json(
+            404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
+        )
+
+    def _batches(self, method: str, path: str) -> None:
+        """The Message Batches endpoints: create, retrieve, results (JSONL), cancel."""
+        fake = self.fake
+        tail = path.split("/v1/messages/batches", 1)[1].strip("/")
+        if method == "POST" and not tail:
+            raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+            requests = json.loads(raw).get("requests", [])
+            with fake._lock:
+                batch_id = f"msgbatch_fake_{len(fake.batches) + 1:04d}"
+                forced = [
+                    fake._batch_items.popleft() if fake._batch_items else "succeeded"
+                    for _ in requests
+                ]
+                fake.batches[batch_id] = {
+                    "requests": requests,
+                    "outcomes": forced,
+                    "polls": 0,
+                    "canceled": False,
+                }
+            return self._json(200, self._batch_object(batch_id))
+        batch_id, _, action = tail.partition("/")
+        if batch_id not in fake.batches:
+            return self._not_found()
+        batch = fake.batches[batch_id]
+        if method == "POST" and action == "cancel":
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            batch["canceled"] = True
+            return self._json(200, self._batch_object(batch_id))
+        if method == "GET" and not action:
+            batch["polls"] += 1
+            return self._json(200, self._batch_object(batch_id))
+        if method == "GET" and action == "results" and self._ended(batch):
+            lines = [json.dumps(self._item_result(batch, n)) for n in range(len(batch["requests"]))]
+            return self._bytes(200, ("\n".join(lines) + "\n").encode(), "application/x-jsonl")
+        return self._not_found()
+
+    def _ended(self, batch: dict[str, Any]) -> bool:
+        return batch["canceled"] or batch["polls"] > self.fake.batch_polls
+
+    def _batch_object(self, batch_id: str) -> dict[str, Any]:
+        batch = self.fake.batches[batch_id]
+        ended = self._ended(batch)
+        counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
+        for n in range(len(batch["requests"])):
+            counts[self._item_result(batch, n)["result"]["type"] if ended else "processing"] += 1
+        host, port = self.server.server_address[:2]
+        return {
+            "id": batch_id,
+            "type": "message_batch",
+            "processing_status": "ended" if ended else "in_progress",
+            "request_counts": counts,
+            "created_at": "2026-11-23T00:00:00Z",
+            "expires_at": "2026-11-24T00:00:00Z",
+            "ended_at": "2026-11-23T00:05:00Z" if ended else None,
+            "archived_at": None,
+            "cancel_initiated_at": "2026-11-23T00:01:00Z" if batch["canceled"] else None,
+            "results_url": (
+                f"http://{host}:{port}/v1/messages/batches/{batch_id}/results" if ended else None
+            ),
+        }
+
+    def _item_result(self, batch: dict[str, Any], n: int) -> dict[str, Any]:
+        item = batch["requests"][n]
+        outcome = "canceled" if batch["canceled"] else batch["outcomes"][n]
+        if outcome == "succeeded":
+            params = item["params"]
+            raw = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
+            result: dict[str, Any] = {"type": "succeeded", "message": _message(raw, params)}
+        elif outcome == "errored":
+            error = {"type": "api_error", "message": "injected"}
+            result = {"type": "errored", "error": {"type": "error", "error": error}}
+        else:
+            result = {"type": outcome}
+        return {"custom_id": item["custom_id"], "result": result}
 
     def _answer(self) -> None:
         length = int(self.headers.get("content-length", 0))
@@ -222,9 +337,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.split("?")[0].endswith(
             "/v1/messages"
         ):  # a gateway may put a prefix before it
-            return self._json(
-                404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}}
-            )
+            return self._not_found()
         try:
             body = json.loads(raw)
         except json.JSONDecodeError:
@@ -255,28 +368,8 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         if fault is not None and fault.kind == "slow":
             time.sleep(fault.delay)
-        prompt = _prompt_text(body)
-        if fault is not None and fault.kind == "malformed_reply":
-            text = "relevance_score: four (I think)"
-        else:
-            text = fake_judgment(
-                prompt, out_of_range=fault is not None and fault.kind == "out_of_range"
-            )
-        message = {
-            # From the request and the reply, not the arrival order: recordings are reproducible.
-            "id": "msg_fake_"
-            + hashlib.sha256((raw.decode("utf-8", "replace") + text).encode()).hexdigest()[:16],
-            "type": "message",
-            "role": "assistant",
-            "model": body.get("model", "unknown"),
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": max(1, len(prompt) // 4),
-                "output_tokens": max(1, len(text) // 4),
-            },
-        }
+        kind = fault.kind if fault is not None else ""
+        message = _message(raw.decode("utf-8", "replace"), body, kind)
         # Account-identifying headers, as the real API sends: cassettes must drop them.
         headers = {
             "request-id": f"req_fake_{len(self.fake.requests):06d}",
@@ -285,6 +378,13 @@ class _Handler(BaseHTTPRequestHandler):
         return self._json(
             200, message, headers, truncate=fault is not None and fault.kind == "truncated_body"
         )
+
+    def _bytes(self, status: int, data: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("content-type", content_type)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def _json(
         self,
@@ -303,6 +403,30 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data[: len(data) // 2] if truncate else data)
         if truncate:
             self.close_connection = True
+
+
+def _message(raw: str, body: dict[str, Any], fault: str = "") -> dict[str, Any]:
+    """The fake's Messages API response to a request (its raw text and parsed body). Its id comes
+    from the request and the reply, not the arrival order, so a recording (live or through a
+    batch) is reproducible."""
+    prompt = _prompt_text(body)
+    if fault == "malformed_reply":
+        text = "relevance_score: four (I think)"
+    else:
+        text = fake_judgment(prompt, out_of_range=fault == "out_of_range")
+    return {
+        "id": "msg_fake_" + hashlib.sha256((raw + text).encode()).hexdigest()[:16],
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "unknown"),
+        "content": [{"type": "text", "text": text}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": max(1, len(prompt) // 4),
+            "output_tokens": max(1, len(text) // 4),
+        },
+    }
 
 
 def _prompt_text(body: dict[str, Any]) -> str:

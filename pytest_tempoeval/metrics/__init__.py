@@ -33,6 +33,8 @@ _EXPORTS = {
     "TemporalPrecision": "tempoeval_compat",
     "MetricResult": "results",
     "evaluate": "evaluate",
+    "judge_agreement": "agreement",
+    "AgreementResult": "agreement",
     "score": "evaluate",
     "assert_measure": "evaluate",
     "parse_measure": "measures",

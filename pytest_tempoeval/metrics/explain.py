@@ -43,6 +43,7 @@ class Explained(Protocol):
     def worst(self, n: int) -> list[str]: ...
     def explain_query(self, query_id: str) -> QueryExplanation | None: ...
     def exclusion_failure(self) -> str | None: ...
+    def detail_lines(self, n: int) -> list[str]: ...
 
 
 def format_score(value: float | None) -> str:
@@ -179,7 +180,7 @@ def explain_comparison(result: Explained, op: str, threshold: float, verbose: in
     if worst:
         head += "; worst: " + ", ".join(f"{q} {result.per_query[q]:.3f}" for q in worst)
     n_shown = len(result.per_query) if verbose >= 2 else WORST_EXPLAINED
-    lines = [head, *explain_text(result, n_shown).splitlines()[1:]]
+    lines = [head, *result.detail_lines(n_shown)]
     if verbose >= 2:
         lines.append("per query (all, worst first):")
         lines += [f"  {q}: {result.per_query[q]:.6f}" for q in result.worst(len(result.per_query))]

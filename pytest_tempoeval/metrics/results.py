@@ -87,13 +87,15 @@ class MetricResult(float):
         fail_on_excluded: bool | None = None,
         measure: str | None = None,
         judged: Mapping[str, float] | None = None,
+        value: float | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
         else:
             per_query = dict(per_query)
             scores = list(per_query.values())
-        value = math.fsum(scores) / len(scores) if scores else math.nan
+        if value is None:  # the mean over the counted queries (kappa is not a mean: it passes it)
+            value = math.fsum(scores) / len(scores) if scores else math.nan
         self = super().__new__(cls, value)
         self.name, self.k, self.mode = name, k, mode
         # The measure string (``nDCG@10``, ``T-nDCG(mode=llm)@10``); a result built by hand has
@@ -185,8 +187,10 @@ class MetricResult(float):
             self.fail_on_excluded,
             self.measure,
             self.judged,
+            float(self),
         )
-        return (MetricResult, arguments)
+        state = {key: value for key, value in vars(self).items() if key != "_details"}
+        return (type(self), arguments, state)
 
     # -- explanations (text in :mod:`.explain`) ---------------------------------------------------
 
@@ -198,6 +202,10 @@ class MetricResult(float):
     def explain(self, n: int = WORST_EXPLAINED) -> str:
         """A summary line, then the ``n`` worst queries with their retrieved ids and relevance."""
         return explain_text(self, n)
+
+    def detail_lines(self, n: int = WORST_EXPLAINED) -> list[str]:
+        """What a failed comparison shows under its first line: the worst ``n`` explained."""
+        return explain_text(self, n).splitlines()[1:]
 
     def summary(self) -> str:
         return summary_line(self)

@@ -52,3 +52,20 @@ def _isatty(writer: object) -> bool:
         return bool(file is not None and file.isatty())
     except (ValueError, OSError):  # a closed or odd stream
         return False
+
+
+def status_line(config: pytest.Config) -> Callable[[str], None]:
+    """Status while a Message Batch is processed (``batch msgbatch_...: waiting (120 s)``): one
+    line each time, as a batch is polled at most every few seconds. Written past output capture, as
+    the progress line is."""
+    writer = config.get_terminal_writer()
+    capture = config.pluginmanager.getplugin("capturemanager")
+
+    def show(text: str) -> None:
+        if capture is None:
+            writer.write(text + "\n", flush=True)
+            return
+        with capture.global_and_fixture_disabled():
+            writer.write(text + "\n", flush=True)
+
+    return show

@@ -74,19 +74,29 @@ def judge_totals(
     totals: dict[str, Any] = {
         counter: sum(counts[counter] for counts in stats.values()) for counter in JUDGE_COUNTERS
     }
-    cost, assumed, unknown = 0.0, [], []
+    cost, estimate, assumed, unknown = 0.0, 0.0, [], []
     for model, counters in sorted(stats.items()):
-        if not counters["asked"]:
+        if not (counters["asked"] or counters["to_ask"]):
             continue
         price = price_of(model, dict(prices))
         if price is None:
             unknown.append(model)
             continue
-        cost += price.cost(counters["input_tokens"], counters["output_tokens"])
+        live_in = counters["input_tokens"] - counters["batch_input_tokens"]
+        live_out = counters["output_tokens"] - counters["batch_output_tokens"]
+        cost += price.cost(live_in, live_out) + price.cost(
+            counters["batch_input_tokens"], counters["batch_output_tokens"], batch=True
+        )
+        estimate += price.cost(
+            counters["estimated_input_tokens"], counters["estimated_output_tokens"]
+        )
         if price.assumed:
             assumed.append(model)
     totals["cost_usd"] = None if unknown else cost
-    totals["priced_models"] = sorted(model for model, c in stats.items() if c["asked"])
+    totals["estimated_cost_usd"] = None if unknown else estimate
+    totals["priced_models"] = sorted(
+        model for model, c in stats.items() if c["asked"] or c["to_ask"]
+    )
     totals["assumed_prices"], totals["unknown_prices"] = assumed, unknown
     totals["prices_as_of"] = PRICES_AS_OF
     return totals
@@ -101,23 +111,38 @@ def judge_line(
     if not any(totals[counter] for counter in JUDGE_COUNTERS):
         return None
     line = f"LLM judge: {totals['replayed']} replayed from cassettes, {totals['asked']} asked live"
+    if totals["batched"]:
+        line += f" ({totals['batched']} through batches at half price)"
     if not totals["asked"]:
         line += " (0 tokens)"
     else:
         line += f", {totals['input_tokens']} input / {totals['output_tokens']} output tokens"
-        models = ", ".join(totals["priced_models"])
-        if totals["unknown_prices"]:
-            unknown = ", ".join(totals["unknown_prices"])
-            line += f"; cost unknown: no price for {unknown} (set tempoeval_judge_prices)"
-        else:
-            line += f", about {dollars(totals['cost_usd'])} at {models} prices"
-            if totals["assumed_prices"]:
-                line += (
-                    f" (assumed for {', '.join(totals['assumed_prices'])}; tempoeval_judge_prices)"
-                )
+        line += _cost(totals, "cost_usd", "about")
+    if totals["batch_retried"]:
+        line += f"; {totals['batch_retried']} batch items expired or errored, asked live"
     if totals["cache_hits"]:
         line += f"; {totals['cache_hits']} repeated prompts answered from memory"
+    if totals["to_ask"]:
+        line += (
+            f"\nLLM judge dry run (nothing asked): {totals['to_ask']} judgments to ask, "
+            f"{totals['held']} held in cassettes; estimated {totals['estimated_input_tokens']} "
+            f"input / {totals['estimated_output_tokens']} output tokens"
+            f"{_cost(totals, 'estimated_cost_usd', 'about')} (half that through "
+            "--tempoeval-judge-batch)"
+        )
     return line
+
+
+def _cost(totals: Mapping[str, Any], key: str, word: str) -> str:
+    """``, about $0.01 at claude-haiku-5-5 prices``, or why the cost is unknown."""
+    models = ", ".join(totals["priced_models"])
+    if totals["unknown_prices"]:
+        unknown = ", ".join(totals["unknown_prices"])
+        return f"; cost unknown: no price for {unknown} (set tempoeval_judge_prices)"
+    text = f", {word} {dollars(totals[key])} at {models} prices"
+    if totals["assumed_prices"]:
+        text += f" (assumed for {', '.join(totals['assumed_prices'])}; tempoeval_judge_prices)"
+    return text
 
 
 def terminal_lines(rows: Sequence[CheckRow]) -> list[str]:

@@ -124,7 +124,7 @@ def test_errors_are_never_recorded(suite: pytest.Pytester, monkeypatch: pytest.M
     with FakeMessagesServer() as server, monkeypatch.context() as env:
         env.setenv("ANTHROPIC_API_KEY", SENTINEL)
         env.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        server.inject(Fault.rate_limit(retry_after=0), Fault.server_error())
+        server.inject(Fault.rate_limit(retry_after=0.01), Fault.server_error())
         suite.runpytest("--tempoeval-record-mode=once").assert_outcomes(passed=1)
         assert len(server.requests) == 4  # two faults retried by the SDK, then two answers
     statuses = re.findall(r"code: (\d+)", (suite.path / CASSETTE).read_text())

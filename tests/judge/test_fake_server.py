@@ -147,3 +147,32 @@ def test_python_dash_m_serves_the_fake_api() -> None:
     finally:
         child.terminate()
         child.wait(timeout=10)
+
+
+def test_the_fake_batch_endpoints_create_retrieve_cancel_and_return_jsonl() -> None:
+    import anthropic
+
+    params = {"max_tokens": 10, "messages": [{"role": "user", "content": "x"}], "model": "m"}
+    with FakeMessagesServer() as server:
+        server.batch_polls = 1
+        server.inject_batch_items("errored")
+        client = anthropic.Anthropic(api_key="unused", base_url=server.base_url, max_retries=0)
+        batch = client.messages.batches.create(
+            requests=[{"custom_id": f"r{i}", "params": params} for i in range(3)]
+        )
+        assert batch.processing_status == "in_progress" and batch.results_url is None
+        assert client.messages.batches.retrieve(batch.id).processing_status == "in_progress"
+        ended = client.messages.batches.retrieve(batch.id)
+        assert ended.processing_status == "ended"
+        assert ended.request_counts.errored == 1 and ended.request_counts.succeeded == 2
+        results = {
+            item.custom_id: item.result.type for item in client.messages.batches.results(batch.id)
+        }
+        assert results == {"r0": "errored", "r1": "succeeded", "r2": "succeeded"}
+        other = client.messages.batches.create(requests=[{"custom_id": "c", "params": params}])
+        canceled = client.messages.batches.cancel(other.id)
+        assert canceled.processing_status == "ended" and canceled.request_counts.canceled == 1
+        assert [item.result.type for item in client.messages.batches.results(other.id)] == [
+            "canceled"
+        ]
+        assert server.requests == []  # no /v1/messages request: batches only

@@ -104,7 +104,7 @@ def test_api_failure_is_a_judge_error_never_a_zero(server: FakeMessagesServer) -
 
 
 def test_sdk_retries_rate_limits(server: FakeMessagesServer) -> None:
-    server.inject(Fault.rate_limit(retry_after=0), Fault.overloaded(retry_after=0))
+    server.inject(Fault.rate_limit(retry_after=0.01), Fault.overloaded(retry_after=0.01))
     judgments = judge_for(server, max_retries=2).grade_all([("q", "in 2020", "d", "in 2020")])
     assert judgments[0].value == 4 and len(server.requests) == 3
 

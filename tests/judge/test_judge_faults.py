@@ -14,9 +14,8 @@ from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
 KEY = "test-sentinel-key"
-TIMEOUT = (
-    1.0  # the judge's request timeout: far above a normal answer (~5 ms), even on a loaded machine
-)
+# the judge's request timeout: 100 times a normal answer (~5 ms), safe on a loaded machine
+TIMEOUT = 0.5
 
 # One year each: the fake grade is 4 x Jaccard, so 4 when the years match and 0 otherwise.
 ITEMS = [
@@ -26,10 +25,10 @@ ITEMS = [
 EXPECTED = [4 if i % 4 == i % 3 else 0 for i in range(12)]
 
 FAULTS = {
-    "rate limit 429": Fault.rate_limit(retry_after=0),
-    "overloaded 529": Fault.overloaded(retry_after=0),
+    "rate limit 429": Fault.rate_limit(retry_after=0.01),
+    "overloaded 529": Fault.overloaded(retry_after=0.01),
     "server error 500": Fault.server_error(),
-    "timeout": Fault.slow(2.5),
+    "timeout": Fault.slow(1.5),
     "connection reset": Fault.reset(),
     "truncated body": Fault.truncated_body(),
     "malformed JSON reply": Fault.malformed_reply(),

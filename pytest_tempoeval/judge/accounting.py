@@ -1,0 +1,71 @@
+"""What judges count before asking: a dry run's estimate, and the message when the budget is spent.
+
+Shared by every judge (:mod:`.anthropic_judge`, :mod:`.custom`): a dry run and a spent budget read
+the same whichever provider judges.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun
+
+# A dry run estimates tokens without a tokenizer: about 4 characters a token for English prompts,
+# and the length of a typical reply to each seed prompt (the binary one asks for five fields).
+CHARS_PER_TOKEN = 4
+ESTIMATED_OUTPUT_TOKENS = {"graded": 50, "verdict": 90}
+
+
+def count_dry_run(stats: Any, missing: list[str], held: int, graded: bool, where: str) -> None:
+    """Count what a call would ask (the prompts ``missing``) and estimate its tokens; then stop the
+    call with :class:`JudgeDryRun`: nothing is asked."""
+    stats.to_ask += len(missing)
+    stats.held += held
+    stats.estimated_input_tokens += sum(-(-len(prompt) // CHARS_PER_TOKEN) for prompt in missing)
+    output = ESTIMATED_OUTPUT_TOKENS["graded" if graded else "verdict"]
+    stats.estimated_output_tokens += output * len(missing)
+    raise JudgeDryRun(
+        f"judge dry run: {len(missing)} judgments to ask ({held} held in {where}); "
+        "nothing was asked",
+        needed=len(missing),
+        held=held,
+    )
+
+
+def budget_spent(budget: Any, still: int, total: int) -> JudgeBudgetSpent:
+    """The error of a call that needs judgments the session's budget no longer allows."""
+    return JudgeBudgetSpent(
+        f"the judge's request budget is spent: {budget.limit} new requests per session "
+        "(ini tempoeval_judge_max_requests or --tempoeval-judge-max-requests), and "
+        f"{still} of the {total} judgments this call needs are still missing. No score was "
+        "computed. What was recorded is saved: raise the budget and run again with "
+        "--tempoeval-record-mode=new_episodes to ask only for the rest"
+    )
+
+
+@dataclass
+class JudgeStats:
+    """What the session summary reports about judging: what was replayed (free), and what was
+    asked live (billed), with its tokens."""
+
+    replayed: int = 0  # answered from the cassette
+    asked: int = 0  # answered by the API
+    cache_hits: int = 0  # identical (model, prompt) pairs answered from this judge's memory
+    input_tokens: int = 0  # of the requests asked live
+    output_tokens: int = 0
+    batched: int = 0  # of ``asked``: answered through the Message Batches API (half price)
+    batch_input_tokens: int = 0  # of ``input_tokens``: those of batched requests
+    batch_output_tokens: int = 0
+    batch_retried: int = 0  # batch items that expired or errored, asked live instead
+    # Dry run (nothing is asked): judgments the session would ask, those the cassettes hold, and the
+    # estimated tokens of the ones it would ask.
+    to_ask: int = 0
+    held: int = 0
+    estimated_input_tokens: int = 0
+    estimated_output_tokens: int = 0
+
+    @property
+    def judgments(self) -> int:
+        """Requests answered, by the cassette or the API."""
+        return self.replayed + self.asked

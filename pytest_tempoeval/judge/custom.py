@@ -1,0 +1,249 @@
+"""Any LLM provider as the judge: a small protocol, and its answers cached by request.
+
+A provider implements :class:`JudgeProvider`: a ``model`` name and two async methods that answer
+one judgment each. :class:`CachedJudge` turns it into a judge llm-mode metrics accept
+(``judge=...``): it runs the judgments concurrently, reads the answers strictly (a grade is an
+integer 0..4, a verdict a bool; anything else is asked once more, then a JudgeError, never a 0),
+and keeps them in a file keyed by (model, prompt), the seed prompt the inputs make. A replay
+answers from the file without calling the provider; a changed query, document or model is a miss.
+
+The file takes the cassettes' record modes (``none`` replays only, ``once``, ``new_episodes``,
+``all``), is written atomically, and holds no secret: only the model, the ids, the key and the
+answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pytest_tempoeval.errors import (
+    JudgeBudgetSpent,
+    JudgeCassetteError,
+    JudgeError,
+    NoValidAnswer,
+)
+from pytest_tempoeval.files import write_atomically
+from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
+from pytest_tempoeval.judge.cassettes import RECORD_MODES
+from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
+from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.judge.budget import RequestBudget
+
+CACHE_VERSION = 1
+
+
+class JudgeProvider(Protocol):
+    """What a judge provider implements. ``model`` names it in cache keys, baselines and the
+    summary; change it when the model changes, or old answers would be replayed for the new one."""
+
+    model: str
+
+    async def grade(self, query: str, document: str) -> int:
+        """The temporal relevance of ``document`` to ``query``, an integer 0..4."""
+        ...
+
+    async def verdict(self, query: str, document: str, temporal_focus: str | None = None) -> bool:
+        """Whether ``document`` is temporally relevant to ``query``."""
+        ...
+
+
+class CachedJudge:
+    """A :class:`JudgeProvider` as an llm-mode judge, its answers cached in ``cache``."""
+
+    def __init__(
+        self,
+        provider: JudgeProvider,
+        cache: str | Path,
+        record_mode: str = "once",
+        max_concurrency: int = 8,
+        *,
+        dry_run: bool = False,
+        budget: RequestBudget | None = None,
+    ) -> None:
+        if record_mode not in RECORD_MODES:
+            raise ValueError(
+                f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}"
+            )
+        if max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        self.provider = provider
+        self.model = str(provider.model)
+        self.path = Path(cache)
+        self.record_mode = record_mode
+        self.max_concurrency = max_concurrency
+        self.dry_run = dry_run
+        self.budget = budget
+        self.stats = JudgeStats()
+        exists = self.path.is_file()
+        self.recording = record_mode in ("new_episodes", "all") or (
+            record_mode == "once" and not exists
+        )
+        self._answers: dict[str, dict[str, Any]] = {}
+        if exists and record_mode != "all":
+            self._answers = _read_cache(self.path)
+        self._changed = False
+
+    def __repr__(self) -> str:
+        return f"CachedJudge({self.provider!r}, cache={str(self.path)!r})"
+
+    # -- the judge protocol the metrics call ------------------------------------------------------
+
+    def grade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
+        return asyncio.run(self._judge_all(items, graded=True, temporal_focus={}))
+
+    def verdict_all(
+        self, items: Sequence[JudgmentRequest], temporal_focus: dict[str, str | None] | None = None
+    ) -> list[Judgment]:
+        return asyncio.run(
+            self._judge_all(items, graded=False, temporal_focus=temporal_focus or {})
+        )
+
+    def save(self) -> None:
+        """Write the cache if anything new was answered (atomic replace, sorted for clean diffs)."""
+        if not self._changed:
+            return
+        answers = [self._answers[key] for key in sorted(self._answers)]
+        text = json.dumps({"version": CACHE_VERSION, "answers": answers}, indent=1)
+        write_atomically(self.path, text + "\n")
+        self._changed = False
+
+    # -- judging ----------------------------------------------------------------------------------
+
+    async def _judge_all(
+        self, items: Sequence[JudgmentRequest], graded: bool, temporal_focus: dict[str, str | None]
+    ) -> list[Judgment]:
+        kind = "grade" if graded else "verdict"
+        keyed = []
+        for query_id, query, doc_id, document in items:
+            focus = temporal_focus.get(query_id)
+            prompt = (
+                graded_prompt(query, document) if graded else verdict_prompt(query, document, focus)
+            )
+            keyed.append(
+                (self._key(kind, prompt), prompt, query_id, query, doc_id, document, focus)
+            )
+        unique = {key: prompt for key, prompt, *_ in keyed}
+        missing = sorted(prompt for key, prompt in unique.items() if key not in self._answers)
+        if missing and self.dry_run:
+            count_dry_run(self.stats, missing, len(unique) - len(missing), graded, str(self.path))
+        if missing and not self.recording:
+            raise JudgeCassetteError(
+                f"{len(missing)} judgments are not in {self.path} (record mode "
+                f"{self.record_mode!r}); record them with --tempoeval-record-mode=new_episodes"
+            )
+        limit = asyncio.Semaphore(self.max_concurrency)
+        pending: dict[str, asyncio.Future[int]] = {}
+
+        async def answer(key: str, *request: Any) -> int:  # (query id, query, doc id, doc, focus)
+            if key in self._answers:
+                self.stats.replayed += 1
+                return int(self._answers[key]["value"])
+            if key not in pending:
+                pending[key] = asyncio.ensure_future(self._ask(key, kind, *request, limit))
+            else:
+                self.stats.cache_hits += 1
+            return await pending[key]
+
+        try:
+            values = await asyncio.gather(*(answer(k, *rest) for k, _, *rest in keyed))
+        except JudgeError as error:
+            if isinstance(error, JudgeBudgetSpent):
+                # Requests already sent are paid for: let them finish, and keep their answers.
+                await asyncio.gather(*pending.values(), return_exceptions=True)
+                still = sum(1 for key in unique if key not in self._answers)
+                raise budget_spent(self.budget, still, len(unique)) from None
+            for future in pending.values():
+                future.cancel()
+            await asyncio.gather(*pending.values(), return_exceptions=True)
+            raise
+        return [
+            Judgment(query_id, doc_id, value)
+            for (_, _, query_id, _, doc_id, _, _), value in zip(keyed, values, strict=True)
+        ]
+
+    async def _ask(
+        self,
+        key: str,
+        kind: str,
+        query_id: str,
+        query: str,
+        doc_id: str,
+        document: str,
+        focus: str | None,
+        limit: asyncio.Semaphore,
+    ) -> int:
+        where = f"judging doc {doc_id!r} for query {query_id!r} (model {self.model})"
+        problem = ""
+        for _ in range(2):  # an invalid answer is asked once more
+            if self.budget is not None and not self.budget.take():
+                raise budget_spent(self.budget, 1, 1)
+            async with limit:
+                try:
+                    if kind == "grade":
+                        raw: Any = await self.provider.grade(query, document)
+                    else:
+                        raw = await self.provider.verdict(query, document, focus)
+                except Exception as error:  # the provider's failure, named; never a 0
+                    raise JudgeError(f"{where}: the provider failed: {error!r}") from error
+            self.stats.asked += 1
+            value = _valid(raw, kind)
+            if value is not None:
+                self._answers[key] = {
+                    "key": key,
+                    "model": self.model,
+                    "kind": kind,
+                    "query_id": query_id,
+                    "doc_id": doc_id,
+                    "value": value,
+                }
+                self._changed = True
+                return value
+            problem = f"{kind} {raw!r} is not " + (
+                "an integer 0..4" if kind == "grade" else "a bool"
+            )
+        raise NoValidAnswer(f"{where}: the provider gave no valid answer in 2 tries ({problem})")
+
+    def _key(self, kind: str, prompt: str) -> str:
+        """(model, prompt): the seed prompt the inputs make, so any change to them is a miss."""
+        return hashlib.sha256(f"{self.model}\n{kind}\n{prompt}".encode()).hexdigest()
+
+
+def _valid(value: Any, kind: str) -> int | None:
+    if kind == "verdict":
+        return int(value) if isinstance(value, bool) or value in (0, 1) else None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 4:
+        return None
+    return value
+
+
+def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise JudgeCassetteError(
+            f"{path}:{error.lineno}: not a judgment cache ({error.msg})"
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise JudgeCassetteError(f"{path}: not a judgment cache ({error})") from None
+    answers = data.get("answers") if isinstance(data, dict) else None
+    if not isinstance(answers, list) or data.get("version") != CACHE_VERSION:
+        raise JudgeCassetteError(
+            f"{path}: not a judgment cache: expected version {CACHE_VERSION} and an 'answers' list"
+        )
+    cache = {}
+    for number, entry in enumerate(answers, 1):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("key"), str)
+            and _valid(entry.get("value"), str(entry.get("kind"))) is not None
+        ):
+            raise JudgeCassetteError(f"{path}: answer {number} is not a valid cached judgment")
+        cache[entry["key"]] = entry
+    return cache

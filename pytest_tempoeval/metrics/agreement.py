@@ -1,0 +1,198 @@
+"""How far the LLM judge agrees with the gold set's human grades: Cohen's kappa.
+
+``judge_agreement(gold, judge)`` asks the judge about every (query, judged document) pair that has
+a gold grade and texts for both, and compares the two raters:
+
+- **graded** (default): the judge's 0-4 grade against the gold grade, with quadratic weights, the
+  usual kappa for ordinal scales (a 3 against a 4 costs less than a 0 against a 4);
+- **binary**: the judge's verdict against "gold grade >= ``rel``", plain (unweighted) kappa.
+
+The result compares like a metric (``assert judge_agreement(gold, judge) >= 0.6``), explains itself
+with the confusion matrix and the pairs the two raters disagree on most, and is in the summary and
+the reports. Kappa is computed here in numpy; ``tests/metrics/test_agreement.py`` checks it
+against scikit-learn's ``cohen_kappa_score``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+
+from pytest_tempoeval.constants import WORST_EXPLAINED
+from pytest_tempoeval.data.goldset import GoldSet
+from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.metrics.llm_judgments import Judge, JudgmentRequest
+from pytest_tempoeval.metrics.results import MetricResult
+
+AGREEMENT_MODES = ("graded", "binary")
+NO_TEXT = "no text for the judge (query or document)"
+
+
+def cohen_kappa(
+    first: np.ndarray,
+    second: np.ndarray,
+    weights: str | None = None,
+    labels: np.ndarray | None = None,
+) -> float:
+    """Cohen's kappa of two raters' labels, over ``labels`` (sorted; by default the labels either
+    used, as scikit-learn's ``cohen_kappa_score``).
+
+    ``weights="quadratic"``: disagreement ``(i - j)**2`` between label positions i and j (ordinal
+    scales); None: 0 when equal, else 1. The positions are those in ``labels``: pass the whole
+    scale, or a grade nobody used closes the gap between its neighbours. kappa = 1 - observed
+    weighted disagreement / the disagreement expected from the raters' marginals. NaN when that
+    expectation is 0 (both raters used one and the same label): agreement beyond chance is
+    undefined, not perfect."""
+    labels = np.union1d(first, second) if labels is None else labels
+    if labels.size == 0 or first.size == 0:
+        return math.nan
+    confusion = confusion_matrix(first, second, labels)
+    n = confusion.sum()
+    expected = np.outer(confusion.sum(axis=1), confusion.sum(axis=0)) / n
+    index = np.arange(labels.size)
+    if weights == "quadratic":
+        weight = (index[:, None] - index[None, :]) ** 2.0
+    elif weights is None:
+        weight = (index[:, None] != index[None, :]).astype(np.float64)
+    else:
+        raise MetricError(f"unknown kappa weights {weights!r}; choose 'quadratic' or None")
+    chance = float((weight * expected).sum())
+    if chance == 0:
+        return math.nan
+    return 1.0 - float((weight * confusion).sum()) / chance
+
+
+def confusion_matrix(first: np.ndarray, second: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """counts[i, j]: pairs the first rater labelled ``labels[i]`` and the second ``labels[j]``."""
+    rows, columns = np.searchsorted(labels, first), np.searchsorted(labels, second)
+    counts = np.zeros((labels.size, labels.size), dtype=np.int64)
+    np.add.at(counts, (rows, columns), 1)
+    return counts
+
+
+class AgreementResult(MetricResult):
+    """Kappa (the float value) of the judge against the gold grades, with ``.confusion`` (rows: gold
+    labels, columns: the judge's), ``.labels``, ``.counts`` per rater and label, and
+    ``.disagreements`` (query, doc, gold, judge), worst first."""
+
+    labels: list[int]
+    confusion: list[list[int]]
+    counts: dict[str, dict[int, int]]
+    disagreements: list[tuple[str, str, int, int]]
+
+    @property
+    def kappa(self) -> float:
+        return float(self)
+
+    def check_comparable(self) -> None:
+        super().check_comparable()
+        if math.isnan(self):
+            raise MetricError(
+                f"judge_agreement({self.mode}): kappa is undefined: the judge and the gold set "
+                f"used one and the same label for all {len(self.per_query)} pairs, so agreement "
+                "beyond chance cannot be measured; add pairs of other grades"
+            )
+
+    def detail_lines(self, n: int = WORST_EXPLAINED) -> list[str]:
+        width = max([len(str(label)) for label in self.labels] + [5])
+        head = " " * 12 + " ".join(f"{label:>{width}}" for label in self.labels)
+        rows = "gold grade" if self.mode == "graded" else f"gold grade >= {self.extra['rel']}"
+        lines = [f"  confusion (rows: {rows}, columns: the judge's {self.extra['unit']}):"]
+        lines.append(f"  {head}")
+        for label, row in zip(self.labels, self.confusion, strict=True):
+            cells = " ".join(f"{count:>{width}}" for count in row)
+            lines.append(f"  gold {label:>5}  {cells}")
+        shown = self.disagreements[:n]
+        if shown:
+            lines.append(f"  most disagreed ({len(self.disagreements)} pairs disagree):")
+            lines += [
+                f"    {query} / {doc}: gold {gold}, judge {judge}"
+                for query, doc, gold, judge in shown
+            ]
+        return lines
+
+    def explain(self, n: int = WORST_EXPLAINED) -> str:
+        first = (
+            f"{self.label} = kappa {float(self):.4f} ({self.extra['kappa_weights']} weights) over "
+            f"{len(self.per_query)} (query, document) pairs, judge {self.extra['judge_model']}"
+        )
+        if self.excluded:
+            first += f" ({len(self.excluded)} pairs left out: {NO_TEXT})"
+        return "\n".join([first, *self.detail_lines(n)])
+
+
+def judge_agreement(
+    gold: GoldSet, judge: Judge, mode: str = "graded", *, rel: int = 1
+) -> AgreementResult:
+    """Cohen's kappa between ``judge`` and the gold grades, over every judged pair with texts."""
+    if mode not in AGREEMENT_MODES:
+        raise MetricError(f"unknown agreement mode {mode!r}; choose one of: graded, binary")
+    if not isinstance(gold, GoldSet):
+        raise MetricError(f"gold must be a GoldSet, got {type(gold).__name__}")
+    items: list[JudgmentRequest] = []
+    grades: list[int] = []
+    excluded: dict[str, str] = {}
+    for query in gold:
+        for doc_id, grade in query.relevant.items():
+            document = gold.documents.get(doc_id)
+            text = document.text if document is not None else None
+            if not query.text or not text:
+                excluded[f"{query.id} / {doc_id}"] = NO_TEXT
+                continue
+            items.append((query.id, query.text, doc_id, text))
+            grades.append(max(int(grade), 0))  # a negative grade is judged non-relevant
+    if not items:
+        raise MetricError(
+            f"no (query, judged document) pair of {gold.path} has texts for the judge: "
+            "judge_agreement needs query texts and document texts"
+        )
+    if mode == "graded":
+        answers = [j.value for j in judge.grade_all(items)]
+        human = grades
+    else:
+        focus = {query.id: query.temporal_focus for query in gold.queries.values()}
+        answers = [j.value for j in judge.verdict_all(items, focus)]
+        human = [int(grade >= rel) for grade in grades]
+    first, second = np.array(human), np.array(answers)
+    weights = "quadratic" if mode == "graded" else None
+    # the whole scale, used or not: a judge that never says 2 or 3 must not make 4 and 1 neighbours
+    scale = np.arange(5) if mode == "graded" else np.arange(2)
+    labels = np.union1d(scale, np.union1d(first, second))
+    kappa = cohen_kappa(first, second, weights, labels)
+    span = max(int(labels.size) - 1, 1)
+    position = {int(label): i for i, label in enumerate(labels.tolist())}
+    per_pair = {}
+    disagreements = []
+    for (query_id, _, doc_id, _), ours, theirs in zip(items, human, answers, strict=True):
+        distance = abs(position[ours] - position[theirs]) / span
+        per_pair[f"{query_id} / {doc_id}"] = 1 - (distance**2 if weights else float(distance > 0))
+        if ours != theirs:
+            disagreements.append((query_id, doc_id, ours, theirs))
+    disagreements.sort(key=lambda pair: (-abs(position[pair[2]] - position[pair[3]]), pair[:2]))
+    result = AgreementResult(
+        "judge_agreement",
+        None,
+        mode,
+        per_pair,
+        excluded,
+        extra={
+            "judge_model": getattr(judge, "model", None),
+            "kappa_weights": weights or "none",
+            "unit": "grade" if mode == "graded" else "verdict",
+            "rel": rel,
+            "pairs": len(items),
+        },
+        gold=gold,
+        measure=f"judge_agreement({mode})",
+        value=kappa,
+    )
+    result.labels = [int(label) for label in labels.tolist()]
+    result.confusion = confusion_matrix(first, second, labels).tolist()
+    result.counts = {
+        "gold": dict(sorted(Counter(human).items())),
+        "judge": dict(sorted(Counter(answers).items())),
+    }
+    result.disagreements = disagreements
+    return result

@@ -1,0 +1,152 @@
+"""Another provider as the judge: the protocol, and its answers cached by (model, prompt)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from pytest_tempoeval import CachedJudge, GoldSet, Run, temporal_ndcg, temporal_precision
+from pytest_tempoeval.data.focus_time import FocusTime
+from pytest_tempoeval.errors import JudgeCassetteError, JudgeError, NoValidAnswer
+
+GOLD = GoldSet.from_dict(
+    {
+        "version": 1,
+        "documents": {
+            "d2016": {"text": "The 2016 election."},
+            "d2020": {"text": "The 2020 election."},
+            "d2012": {"text": "The 2012 election."},
+        },
+        "queries": [{"id": "q", "text": "Who won in 2020?"}],
+    }
+)
+RUN = Run({"q": ["d2016", "d2020", "d2012"]})
+
+
+class YearProvider:
+    """A provider that is not Anthropic: grades by year overlap, and counts its calls."""
+
+    model = "year-overlap-1"
+
+    def __init__(self, answers: dict[str, object] | None = None) -> None:
+        self.calls = 0
+        self.answers = answers or {}  # document text -> a forced answer
+
+    async def grade(self, query: str, document: str) -> int:
+        self.calls += 1
+        if document in self.answers:
+            return self.answers[document]  # type: ignore[return-value]
+        return round(4 * FocusTime.from_text(query).jaccard(FocusTime.from_text(document)))
+
+    async def verdict(self, query: str, document: str, temporal_focus: str | None = None) -> bool:
+        self.calls += 1
+        return FocusTime.from_text(query).overlaps(FocusTime.from_text(document))
+
+
+def test_a_provider_is_judged_once_then_replayed_from_its_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "judgments.json"
+    provider = YearProvider()
+    judge = CachedJudge(provider, cache)
+    first = temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge)
+    # d2020 graded 4 at rank 2, the others 0; the ideal is the judged 4 at rank 1: 1 / log2(3).
+    assert float(first) == pytest.approx(1 / math.log2(3))
+    precision = temporal_precision(RUN, GOLD, k=3, mode="llm", judge=judge)
+    assert float(precision) == pytest.approx(1 / 3)
+    judge.save()
+    assert provider.calls == 6 and judge.stats.asked == 6
+    stored = json.loads(cache.read_text())
+    assert stored["version"] == 1 and len(stored["answers"]) == 6
+    assert {entry["model"] for entry in stored["answers"]} == {"year-overlap-1"}
+
+    again = YearProvider()
+    replay = CachedJudge(again, cache, record_mode="none")
+    assert float(temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=replay)) == float(first)
+    assert again.calls == 0 and replay.stats.replayed == 3
+
+
+def test_a_changed_document_or_model_is_a_miss_in_replay(tmp_path: Path) -> None:
+    cache = tmp_path / "judgments.json"
+    judge = CachedJudge(YearProvider(), cache)
+    temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge)
+    judge.save()
+    other = YearProvider()
+    other.model = "year-overlap-2"
+    with pytest.raises(JudgeCassetteError, match="3 judgments are not in"):
+        temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=CachedJudge(other, cache, "none"))
+    more = CachedJudge(YearProvider(), cache, "new_episodes")
+    temporal_ndcg(Run({"q": ["d2016", "d2020"]}), GOLD, k=2, mode="llm", judge=more)
+    assert more.stats.asked == 0 and more.stats.replayed == 2
+
+
+@pytest.mark.parametrize("bad", [7, -1, 2.5, "3", None, True])
+def test_an_invalid_answer_is_asked_again_then_an_error_never_a_zero(
+    tmp_path: Path, bad: object
+) -> None:
+    provider = YearProvider({"The 2020 election.": bad})
+    judge = CachedJudge(provider, tmp_path / "c.json")
+    with pytest.raises(
+        NoValidAnswer, match="doc 'd2020' for query 'q'.*no valid answer in 2 tries"
+    ):
+        temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge)
+    judge.save()
+    stored = json.loads((tmp_path / "c.json").read_text())["answers"]
+    assert all(entry["doc_id"] != "d2020" for entry in stored)  # an invalid answer is not kept
+
+
+def test_a_provider_failure_is_a_judge_error_naming_the_pair(tmp_path: Path) -> None:
+    class Failing(YearProvider):
+        async def grade(self, query: str, document: str) -> int:
+            raise ConnectionError("provider down")
+
+    with pytest.raises(JudgeError, match="doc '.*' for query 'q'.*provider failed.*provider down"):
+        temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=CachedJudge(Failing(), tmp_path / "c.json"))
+
+
+def test_a_damaged_cache_names_the_file_and_line(tmp_path: Path) -> None:
+    cache = tmp_path / "c.json"
+    cache.write_text('{"version": 1,\n "answers": [\n')
+    with pytest.raises(JudgeCassetteError, match=r"c\.json:3: not a judgment cache"):
+        CachedJudge(YearProvider(), cache)
+    cache.write_text(
+        json.dumps({"version": 1, "answers": [{"key": "k", "kind": "grade", "value": 9}]})
+    )
+    with pytest.raises(JudgeCassetteError, match="answer 1 is not a valid cached judgment"):
+        CachedJudge(YearProvider(), cache)
+
+
+def test_the_fixture_wraps_a_provider_with_the_session_settings(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".yaml",
+        gold='version: 1\ndocuments:\n  d2020: {text: "The 2020 election."}\n'
+        'queries:\n  - id: q\n    text: "Who won in 2020?"\n',
+    )
+    pytester.makepyfile(
+        test_custom="""
+        import pytest
+        from pytest_tempoeval import Run, temporal_ndcg
+
+        class Provider:
+            model = "my-model"
+            async def grade(self, query, document):
+                return 4
+            async def verdict(self, query, document, temporal_focus=None):
+                return True
+
+        @pytest.mark.tempoeval("gold.yaml")
+        def test_custom(tempoeval_gold, tempoeval_judge_for):
+            judge = tempoeval_judge_for(Provider())
+            assert temporal_ndcg(Run({"q": ["d2020"]}), tempoeval_gold, k=1, mode="llm",
+                                 judge=judge) >= 1.0
+        """
+    )
+    recorded = pytester.runpytest("--tempoeval-record-mode=once")
+    recorded.assert_outcomes(passed=1)
+    cache = pytester.path / "fixtures/cassettes/test_custom/test_custom.judgments.json"
+    assert json.loads(cache.read_text())["answers"][0]["model"] == "my-model"
+    recorded.stdout.fnmatch_lines(["LLM judge: 0 replayed from cassettes, 1 asked live*"])
+    replayed = pytester.runpytest()
+    replayed.assert_outcomes(passed=1)
+    replayed.stdout.fnmatch_lines(["LLM judge: 1 replayed from cassettes, 0 asked live (0 tokens)"])

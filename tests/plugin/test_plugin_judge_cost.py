@@ -1,0 +1,292 @@
+"""What judging costs, under control: dry runs ask nothing, the budget is never exceeded, and batch
+recording gives the cassettes live recording gives, with its faults handled."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+from plugin_helpers import XDIST_MODES
+
+from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun
+from pytest_tempoeval.judge.anthropic_judge import MAX_TOKENS, AnthropicJudge
+from pytest_tempoeval.judge.batches import chunks
+from pytest_tempoeval.judge.budget import RequestBudget
+from pytest_tempoeval.judge.cassettes import MATCH_ON, JudgeCassette
+from pytest_tempoeval.metrics.llm_prompts import graded_prompt
+from pytest_tempoeval.testing import FakeMessagesServer
+
+KEY = "test-key-not-a-secret"
+# 8 documents from 8 different years, judged for one query: 8 requests.
+GOLD = (
+    "version: 1\ndocuments:\n"
+    + "".join(f'  d{year}: {{text: "An event of {year}."}}\n' for year in range(2016, 2024))
+    + 'queries:\n  - id: q\n    text: "What happened in 2020?"\n'
+)
+TESTS = """
+import pytest
+from pytest_tempoeval import Run, temporal_ndcg
+
+DOCS = [f"d{year}" for year in range(2016, 2024)]
+
+@pytest.mark.tempoeval("gold.yaml")
+@pytest.mark.parametrize("part", ["first", "second"])
+def test_llm(tempoeval_gold, tempoeval_judge, part):
+    docs = DOCS[:4] if part == "first" else DOCS
+    result = temporal_ndcg(Run({"q": docs}), tempoeval_gold, k=len(docs), mode="llm",
+                           judge=tempoeval_judge)
+    print("SCORE", part, float(result))
+"""
+ITEMS = [
+    (f"q{i}", f"Events of {2000 + i % 7}", f"d{i}", f"In {2000 + i % 5} it happened")
+    for i in range(30)
+]
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    pytester.makefile(".yaml", gold=GOLD)
+    pytester.makepyfile(test_judged=TESTS)
+    return pytester
+
+
+def cassettes(suite: pytest.Pytester) -> dict[str, list[dict]]:
+    import yaml
+
+    return {
+        path.name: yaml.safe_load(path.read_text())["interactions"]
+        for path in sorted((suite.path / "fixtures" / "cassettes").rglob("*.yaml"))
+    }
+
+
+# -- dry run ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_dry_run_asks_nothing_counts_what_is_held_and_skips(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    with FakeMessagesServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        suite.runpytest("-k", "first", "--tempoeval-record-mode=once").assert_outcomes(
+            passed=1, deselected=1
+        )
+        before = server.http_requests
+        result = suite.runpytest(*xdist, "--tempoeval-judge-dry-run", "--tempoeval-record-mode=all")
+        assert server.http_requests == before  # not one request, whatever the record mode
+        # Without "all": the first test's cassette holds its 4; the second needs 8, holds none.
+        dry = suite.runpytest(
+            *xdist, "-rs", "--tempoeval-judge-dry-run", "--tempoeval-record-mode=once"
+        )
+        assert server.http_requests == before
+    result.assert_outcomes(skipped=2)
+    dry.assert_outcomes(passed=1, skipped=1)
+    output = dry.stdout.str()
+    assert "judge dry run: 8 judgments to ask (0 held in" in output
+    line = re.search(r"LLM judge dry run \(nothing asked\): (.*)", output)
+    assert line is not None, output
+    # 8 graded prompts of ~720 characters: ~180 tokens each by the 4-characters rule; 50 out each.
+    match = re.match(
+        r"8 judgments to ask, 0 held in cassettes; estimated (\d+) input / 400 output tokens, "
+        r"about \$(\S+) at claude-haiku-5-5 prices",
+        line.group(1),
+    )
+    assert match is not None, line.group(1)
+    tokens = int(match.group(1))
+    assert 1200 < tokens < 1800
+    assert float(match.group(2)) == pytest.approx((tokens * 1 + 400 * 5) / 1e6, rel=0.05)
+    assert "LLM judge: 4 replayed from cassettes, 0 asked live" in output
+
+
+def test_dry_run_estimates_3000_judgments_without_a_server(tmp_path: Path) -> None:
+    items = [
+        (f"q{i}", f"In {1900 + i % 120}?", f"d{i}", f"Text {i} of {1950 + i % 70}.")
+        for i in range(3000)
+    ]
+    judge = AnthropicJudge(
+        api_key=KEY,
+        base_url="http://127.0.0.1:9",  # nothing listens: a request would fail
+        cassette=JudgeCassette(tmp_path / "c.yaml", "all"),
+        dry_run=True,
+    )
+    with pytest.raises(JudgeDryRun) as stop:
+        judge.grade_all(items)
+    assert (stop.value.needed, stop.value.held) == (3000, 0)
+    prompts = {graded_prompt(q, d) for _, q, _, d in items}
+    assert judge.stats.estimated_input_tokens == sum(-(-len(p) // 4) for p in prompts)
+    assert judge.stats.asked == 0 and judge.stats.to_ask == 3000
+
+
+# -- budget ----------------------------------------------------------------------------------------
+
+
+def test_the_budget_stops_recording_names_what_is_missing_and_new_episodes_continues(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeMessagesServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        spent = suite.runpytest(
+            "-k", "second", "--tempoeval-record-mode=once", "--tempoeval-judge-max-requests=3"
+        )
+        assert len(server.requests) == 3  # never more than the budget
+        spent.assert_outcomes(failed=1, deselected=1)
+        output = spent.stdout.str()
+        assert "JudgeBudgetSpent: the judge's request budget is spent: 3 new requests per" in output
+        assert "5 of the 8 judgments this call needs are still missing. No score" in output
+        assert "SCORE" not in output  # never a partial score
+        assert [len(v) for v in cassettes(suite).values()] == [3]  # what was recorded is kept
+        done = suite.runpytest(
+            "-k",
+            "second",
+            "--tempoeval-record-mode=new_episodes",
+            "-o",
+            "tempoeval_judge_max_requests=5",
+        )
+        done.assert_outcomes(passed=1, deselected=1)
+        assert len(server.requests) == 3 + 5  # only the missing ones were asked
+    assert "LLM judge: 3 replayed from cassettes, 5 asked live" in done.stdout.str()
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_the_budget_holds_for_the_whole_session_under_xdist(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    """Two tests need 4 + 8 requests; a budget of 10 allows 10 in all, whichever worker asks."""
+    with FakeMessagesServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        result = suite.runpytest(
+            *xdist, "--tempoeval-record-mode=once", "-o", "tempoeval_judge_max_requests=10"
+        )
+        assert len(server.requests) == 10
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed") == 1 and outcomes.get("passed") == 1
+    assert "judge's request budget is spent: 10 new requests per session" in result.stdout.str()
+
+
+def test_a_bad_budget_is_a_usage_error(suite: pytest.Pytester) -> None:
+    result = suite.runpytest("-o", "tempoeval_judge_max_requests=lots")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*judge request budget must be an integer >= 0, got 'lots'*"])
+
+
+def test_a_shared_budget_file_is_never_exceeded_by_threads(tmp_path: Path) -> None:
+    budget = RequestBudget(50, tmp_path / "budget")
+
+    async def take_many() -> list[bool]:
+        return await asyncio.gather(*(asyncio.to_thread(budget.take) for _ in range(200)))
+
+    taken = [ok for ok in asyncio.run(take_many()) if ok]
+    assert len(taken) == 50 and budget.used == 50 and budget.remaining == 0
+    budget.give_back()
+    assert budget.remaining == 1
+
+
+# -- batches ---------------------------------------------------------------------------------------
+
+
+def batch_judge(server: FakeMessagesServer, path: Path, **options: object) -> AnthropicJudge:
+    cassette = JudgeCassette(path, "once")
+    return AnthropicJudge(
+        api_key=KEY,
+        base_url=server.base_url,
+        cassette=cassette,
+        batch=True,
+        batch_poll=0.001,
+        **options,
+    )
+
+
+def test_batch_recording_gives_the_live_cassette_byte_for_byte(tmp_path: Path) -> None:
+    with FakeMessagesServer() as server:
+        judge = batch_judge(server, tmp_path / "batch.yaml")
+        batched = judge.grade_all(ITEMS)
+        judge.cassette.save()  # type: ignore[union-attr]
+        batch_http = server.http_requests
+        live = AnthropicJudge(
+            api_key=KEY,
+            base_url=server.base_url,
+            cassette=JudgeCassette(tmp_path / "live.yaml", "once"),
+        )
+        assert live.grade_all(ITEMS) == batched
+        live.cassette.save()  # type: ignore[union-attr]
+    assert (tmp_path / "batch.yaml").read_bytes() == (tmp_path / "live.yaml").read_bytes()
+    assert judge.stats.batched == 30 and judge.stats.asked == 30 and live.stats.batched == 0
+    assert batch_http == 4  # create, retrieve (ended), retrieve by results(), results
+    assert server.http_requests - batch_http == 30
+    assert not list(tmp_path.glob("*.batch.json"))  # the state file is gone once saved
+
+
+def test_a_batch_recorded_cassette_replays_with_the_plugin_and_stock_vcrpy(tmp_path: Path) -> None:
+    import anthropic
+    import vcr
+
+    path = tmp_path / "batch.yaml"
+    with FakeMessagesServer() as server:
+        judge = batch_judge(server, path)
+        recorded = judge.grade_all(ITEMS[:6])
+        judge.cassette.save()  # type: ignore[union-attr]
+    replay = AnthropicJudge(cassette=JudgeCassette(path, "none"))
+    assert replay.grade_all(ITEMS[:6]) == recorded and replay.stats.replayed == 6
+    with vcr.use_cassette(str(path), record_mode="none", match_on=list(MATCH_ON)):
+        client = anthropic.Anthropic(api_key="unused", max_retries=0)
+        for judgment, (_, query, _, document) in zip(recorded, ITEMS, strict=False):
+            message = client.messages.create(
+                max_tokens=MAX_TOKENS,
+                messages=[{"role": "user", "content": graded_prompt(query, document)}],
+                model=replay.model,
+            )
+            assert json.loads(message.content[0].text)["relevance_score"] == judgment.value
+
+
+def test_expired_and_errored_items_are_asked_live_and_slow_batches_report_progress(
+    tmp_path: Path,
+) -> None:
+    statuses: list[str] = []
+    with FakeMessagesServer() as server:
+        server.batch_polls = 3
+        server.inject_batch_items("expired", "errored", "canceled")
+        judge = batch_judge(server, tmp_path / "c.yaml", batch_status=statuses.append)
+        judgments = judge.grade_all(ITEMS)
+        live_asked = len(server.requests)
+    assert live_asked == 3  # the three failed items, asked live; none silently dropped
+    assert judge.stats.batch_retried == 3 and judge.stats.batched == 27 and judge.stats.asked == 30
+    assert len(judgments) == 30
+    assert len(statuses) == 3 and statuses[0].startswith("batch msgbatch_fake_0001: 0/30 done")
+
+
+def test_an_interrupted_batch_is_resumed_not_paid_twice(tmp_path: Path) -> None:
+    with FakeMessagesServer() as server:
+        server.batch_polls = 10**9  # never ends: the run is interrupted while waiting
+        judge = batch_judge(server, tmp_path / "c.yaml")
+        with pytest.raises(TimeoutError):
+            asyncio.run(asyncio.wait_for(judge.agrade_all(ITEMS), 0.5))
+        state = tmp_path / "c.yaml.batch.json"
+        assert json.loads(state.read_text())["batches"][0]["id"] == "msgbatch_fake_0001"
+        server.batch_polls = 0
+        again = batch_judge(server, tmp_path / "c.yaml")
+        again.grade_all(ITEMS)
+        assert list(server.batches) == ["msgbatch_fake_0001"]  # resumed, not created again
+        assert len(server.requests) == 0 and again.stats.batched == 30
+    assert not state.exists()
+
+
+def test_batches_respect_the_api_limits() -> None:
+    bodies = [{"model": "m", "messages": [{"role": "user", "content": "x" * 10}]}] * 250_000
+    sizes = [len(batch) for batch in chunks(bodies)]
+    assert sizes == [100_000, 100_000, 50_000]
+    big = [{"model": "m", "messages": [{"role": "user", "content": "x" * 3_000_000}]}] * 90
+    sizes = [len(batch) for batch in chunks(big)]
+    assert sizes == [85, 5]  # 85 x 3 MB fits in 256 MB, 86 does not
+
+
+def test_a_batch_within_the_budget_fails_the_rest_naming_it(tmp_path: Path) -> None:
+    with FakeMessagesServer() as server:
+        judge = batch_judge(server, tmp_path / "c.yaml", budget=RequestBudget(10))
+        with pytest.raises(JudgeBudgetSpent, match="20 of the 30 judgments this call needs"):
+            judge.grade_all(ITEMS)
+        assert sum(len(batch["requests"]) for batch in server.batches.values()) == 10
+        assert len(server.requests) == 0
