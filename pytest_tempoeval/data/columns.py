@@ -152,78 +152,128 @@ class HashIndex:
         return result
 
 
-def match_within_groups(
-    left_offsets: np.ndarray,
+def join_within_groups(
+    left_groups: np.ndarray,
     left_words: np.ndarray,
     right_offsets: np.ndarray,
     right_words: np.ndarray,
-    budget: int = 1 << 22,
+    right_hashes: np.ndarray,
+    chunk_rows: int = 1 << 20,
 ) -> np.ndarray:
     """For every left row, the right row of the same group with the same id (-1 when none).
 
-    Group ``i`` is ``left[left_offsets[i]:left_offsets[i+1]]`` against
-    ``right[right_offsets[i]:right_offsets[i+1]]``.
-    Every left id is compared with every right id of its group, in padded blocks of groups of
-    similar sizes: exact, and sequential in memory, which beats hashing when groups are short
-    (a ranking of 100 against 20 judgments). Right ids must be distinct within a group.
+    ``left_groups`` is non-decreasing (rows grouped, groups in order); right group ``g`` is
+    ``right[right_offsets[g]:right_offsets[g + 1]]``, with distinct ids; ``right_hashes`` is
+    ``hash_words(right_words, salt=right group)``, computed once by the caller (left ids are hashed
+    at the right side's width, so equal ids hash alike).
+
+    A sort-merge join whose cost does not depend on the groups' sizes: per chunk of whole groups,
+    each row becomes one uint64 (the top bits of its hash, a side bit, its row in the chunk), one
+    plain ``np.sort`` (no argsort) brings equal hashes together, and each candidate pair is
+    verified on its full id words, so hash collisions cost a comparison and never a wrong match.
     """
-    n_words = max(left_words.shape[1], right_words.shape[1])
-    left_words, right_words = widen(left_words, n_words), widen(right_words, n_words)
-    result = np.full(left_words.shape[0], -1, dtype=np.int64)
-    left_lengths, right_lengths = np.diff(left_offsets), np.diff(right_offsets)
-    active = np.flatnonzero((left_lengths > 0) & (right_lengths > 0))
-    if active.size == 0:
+    result = np.full(left_groups.size, -1, dtype=np.int64)
+    n_groups = right_offsets.size - 1
+    if left_groups.size == 0 or right_offsets[-1] == 0:
         return result
-    # Bucket groups by the powers of two above their sizes, so padding wastes at most half.
-    size_class = _ceil_log2(left_lengths[active]) * 64 + _ceil_log2(right_lengths[active])
-    order = np.argsort(size_class, kind="stable")
-    active, size_class = active[order], size_class[order]
-    blocks = []
-    for members in np.split(active, np.flatnonzero(np.diff(size_class)) + 1):
-        left_width, right_width = (
-            int(left_lengths[members].max()),
-            int(right_lengths[members].max()),
-        )
-        per_block = max(1, budget // (left_width * right_width * n_words))
-        blocks += [
-            (members[start : start + per_block], left_width, right_width)
-            for start in range(0, members.size, per_block)
-        ]
+    left_counts = np.bincount(left_groups, minlength=n_groups)
+    left_starts = np.concatenate(([0], np.cumsum(left_counts)))
+    per_group = left_counts + np.diff(right_offsets)
+    chunks = _chunks_of_groups(per_group, chunk_rows)
+    index_bits = max(1, int(max(left_counts.max(), np.diff(right_offsets).max()) - 1).bit_length())
+    index_bits = max(index_bits, int(chunk_rows - 1).bit_length())
+    n_words = max(left_words.shape[1], right_words.shape[1])
+    right_width = right_words.shape[1]
 
-    def match(block: tuple[np.ndarray, int, int]) -> None:  # blocks write disjoint rows of result
-        groups, left_width, right_width = block
-        left_rows, left_valid = _padded_rows(left_offsets[groups], left_lengths[groups], left_width)
-        right_rows, right_valid = _padded_rows(
-            right_offsets[groups], right_lengths[groups], right_width
+    def join(chunk: tuple[int, int]) -> None:  # chunks write disjoint rows of result
+        first, stop = chunk
+        l0, l1 = int(left_starts[first]), int(left_starts[stop])
+        r0, r1 = int(right_offsets[first]), int(right_offsets[stop])
+        if l0 == l1 or r0 == r1:
+            return
+        groups, words = left_groups[l0:l1], left_words[l0:l1]
+        # hashed on the right side's words: a longer left id only matches if the rest is padding,
+        # which the verification below checks
+        hashed = widen(words[:, :right_width], right_width)
+        pairs = _hash_matches(hash_words(hashed, groups), right_hashes[r0:r1], index_bits)
+        if pairs is None:
+            return
+        left, right = pairs
+        same_group = right + r0 >= right_offsets[groups[left]]
+        same_group &= right + r0 < right_offsets[groups[left] + 1]
+        same_id = np.all(
+            widen(words[left], n_words) == widen(right_words[right + r0], n_words), axis=1
         )
-        equal = left_valid[:, :, None] & right_valid[:, None, :]
-        for word in range(n_words):
-            equal &= (
-                left_words[left_rows, word][:, :, None] == right_words[right_rows, word][:, None, :]
-            )
-        hit = equal.any(axis=2)
-        partner = np.take_along_axis(right_rows, equal.argmax(axis=2), axis=1)
-        result[left_rows[hit]] = partner[hit]
+        hit = same_group & same_id
+        result[l0 + left[hit]] = right[hit] + r0
 
-    # numpy releases the GIL in these loops, so a second thread uses the second core.
-    workers = min(2, os.cpu_count() or 1) if len(blocks) > 1 else 1
+    workers = min(2, os.cpu_count() or 1) if len(chunks) > 1 else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(match, blocks))
+        list(pool.map(join, chunks))
     return result
 
 
-def _padded_rows(
-    starts: np.ndarray, lengths: np.ndarray, width: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices of each group padded to ``width`` (padding repeats the first row), and which
-    are real."""
-    columns = np.arange(width)
-    valid = columns[None, :] < lengths[:, None]
-    return starts[:, None] + np.where(valid, columns[None, :], 0), valid
+def _chunks_of_groups(rows_per_group: np.ndarray, chunk_rows: int) -> list[tuple[int, int]]:
+    """Ranges of whole groups holding about ``chunk_rows`` rows each (a bigger group alone)."""
+    total = np.cumsum(rows_per_group)
+    chunks, first = [], 0
+    while first < rows_per_group.size:
+        before = int(total[first - 1]) if first else 0
+        stop = int(np.searchsorted(total, before + chunk_rows, side="right"))
+        stop = max(stop, first + 1)
+        chunks.append((first, stop))
+        first = stop
+    return chunks
 
 
-def _ceil_log2(values: np.ndarray) -> np.ndarray:
-    return np.ceil(np.log2(np.maximum(values, 1))).astype(np.int64)
+def _hash_matches(
+    left_hashes: np.ndarray, right_hashes: np.ndarray, index_bits: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Candidate (left row, right row) pairs whose hashes agree on their top bits.
+
+    Every pair of rows with equal hashes is among them; some are collisions, for the caller to
+    verify. The usual run of equal keys is one right row then one left row; longer runs (a
+    collision with a third row) are rare and paired exhaustively.
+    """
+    shift = np.uint64(index_bits + 1)
+    side_bit = np.uint64(1 << index_bits)
+    mask = np.uint64((1 << index_bits) - 1)
+    keys = np.empty(left_hashes.size + right_hashes.size, dtype=np.uint64)
+    np.left_shift(right_hashes >> shift, shift, out=keys[: right_hashes.size])
+    keys[: right_hashes.size] |= np.arange(right_hashes.size, dtype=np.uint64)
+    tail = keys[right_hashes.size :]
+    np.left_shift(left_hashes >> shift, shift, out=tail)
+    tail |= np.arange(left_hashes.size, dtype=np.uint64) | side_bit
+    keys.sort()
+    top = keys >> shift
+    equal = top[1:] == top[:-1]
+    if not equal.any():
+        return None
+    is_left = (keys & side_bit) != 0
+    index = (keys & mask).astype(np.int64)
+    pair = equal & ~is_left[:-1] & is_left[1:]
+    long_run = np.zeros(keys.size, dtype=bool)
+    three = equal[1:] & equal[:-1]  # keys i, i+1, i+2 share their top bits
+    if three.any():
+        long_run[1:-1] = three
+        long_run[:-2] |= three
+        long_run[2:] |= three
+        # a run of three or more may pair across its members: pair them all below
+        pair &= ~long_run[:-1]
+    at = np.flatnonzero(pair)
+    left, right = index[at + 1], index[at]
+    if long_run.any():
+        extra_left, extra_right = [], []
+        members = np.flatnonzero(long_run)
+        runs = np.split(members, np.flatnonzero(np.diff(top[members]) != 0) + 1)
+        for run in runs:
+            lefts = index[run[is_left[run]]]
+            rights = index[run[~is_left[run]]]
+            extra_left.append(np.repeat(lefts, rights.size))
+            extra_right.append(np.tile(rights, lefts.size))
+        left = np.concatenate([left, *extra_left])
+        right = np.concatenate([right, *extra_right])
+    return left, right
 
 
 @dataclass(frozen=True, eq=False)
@@ -356,15 +406,22 @@ def duplicate_pairs(
     finds candidates, and only rows whose hash repeats are compared. Works on chunks of whole groups
     so its temporaries stay small.
     """
-    pairs: list[tuple[int, int]] = []
+    bounds = []
     start = 0
     while start < groups.size:
         end = min(start + chunk_rows, groups.size)
         if end < groups.size:  # extend to the end of the group the chunk stops in
             end = int(np.searchsorted(groups, groups[end - 1], side="right"))
-        pairs += _duplicates_in(groups[start:end], words[start:end], start)
+        bounds.append((start, end))
         start = end
-    return pairs
+
+    def find(bound: tuple[int, int]) -> list[tuple[int, int]]:
+        return _duplicates_in(groups[bound[0] : bound[1]], words[bound[0] : bound[1]], bound[0])
+
+    # numpy's sort releases the GIL: a second thread uses the second core
+    workers = min(2, os.cpu_count() or 1) if len(bounds) > 1 else 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return [pair for found in pool.map(find, bounds) for pair in found]
 
 
 def _duplicates_in(groups: np.ndarray, words: np.ndarray, offset: int) -> list[tuple[int, int]]:

@@ -10,19 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from pytest_tempoeval.data.columns import (
-    HashIndex,
     encode_ids,
+    hash_words,
     id_words,
-    match_within_groups,
+    join_within_groups,
     widen,
 )
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.errors import RunError, located
-
-# Up to this many id comparisons per retrieved row, judgments are matched by comparing ids within
-# each query; beyond, through a hash index of all judgments.
-_COMPARISONS_PER_ROW = 64
 
 
 def run_of_gold(run: Run, gold: GoldSet) -> np.ndarray:
@@ -113,53 +109,37 @@ def ranked_rows(run: Run, gold: GoldSet, depth: int) -> np.ndarray:
     return rows
 
 
-def judgment_of_rows(run: Run, gold: GoldSet) -> np.ndarray:
-    """Row of the gold judgment table for every run row (-1: unjudged).
+def judged_rows(run: Run, gold: GoldSet, depth: int) -> np.ndarray:
+    """[gold queries, depth] row of the gold judgment table for the document at each rank (-1:
+    unjudged, or past the end of the ranking).
 
-    Short judgment lists (the usual case) are matched by comparing ids within each query; long ones
-    (hundreds of judgments per query) through a hash index of the gold set's judgments.
+    Only the ranks asked for are joined: nDCG@10 joins ten ranks per query, not whole rankings. The
+    join is kept on the run and deepened when a later call asks for more ranks.
     """
+    joined: list[np.ndarray] = run.memo(("judged_rows", gold), list)
+    done = joined[0] if joined else np.zeros((len(gold.query_ids), 0), dtype=np.int64)
+    if done.shape[1] < depth:
+        rows = ranked_rows(run, gold, depth)[:, done.shape[1] :]
+        done = np.hstack((done, judged_rows_of(run, gold, rows, np.arange(rows.shape[0]))))
+        joined[:] = [done]
+    return done[:, :depth]
 
-    def join() -> np.ndarray:
-        table, judgments = run.table, gold.judgments
-        run_of = run_of_gold(run, gold)
-        gold_of_run = np.full(len(table.keys), -1, dtype=np.int64)
-        present = run_of >= 0
-        gold_of_run[run_of[present]] = np.flatnonzero(present)
-        judged_lengths = np.where(
-            gold_of_run >= 0, judgments.lengths[np.maximum(gold_of_run, 0)], 0
+
+def judged_rows_of(run: Run, gold: GoldSet, rows: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Like :func:`judged_rows` for the run-table ``rows`` ([n, ranks], -1 past the end) of the
+    gold queries at ``queries`` (ascending positions), not kept."""
+    found = np.full(rows.shape, -1, dtype=np.int64)
+    valid = rows >= 0
+    counts = valid.sum(axis=1)
+    if counts.any():
+        judgments = gold.judgments
+        hashes = gold.memo(
+            "judgment_hashes", lambda: hash_words(judgments.words, judgments.group_of_rows())
         )
-        comparisons = int((table.lengths * judged_lengths).sum())
-        if comparisons <= _COMPARISONS_PER_ROW * max(1, table.doc_ids.size):
-            starts = judgments.offsets[np.maximum(gold_of_run, 0)]
-            return _match_ragged(
-                table.offsets, table.words, starts, judged_lengths, judgments.words
-            )
-        index = gold.memo(
-            "judgment_index",
-            lambda: HashIndex(id_words(judgments.doc_ids), judgments.group_of_rows()),
+        # ranked_rows puts each ranking's valid ranks first, so rows[valid] is in query order
+        run_rows = rows[valid]
+        groups = np.repeat(queries, counts)
+        found[valid] = join_within_groups(
+            groups, run.table.words[run_rows], judgments.offsets, judgments.words, hashes
         )
-        return index.find(table.words, np.repeat(gold_of_run, table.lengths))
-
-    return run.memo(("judgment_of_rows", gold), join)
-
-
-def _match_ragged(
-    left_offsets: np.ndarray,
-    left_words: np.ndarray,
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    right_words: np.ndarray,
-) -> np.ndarray:
-    """:func:`match_within_groups` where right group ``i`` is ``right[starts[i]:starts[i] +
-    lengths[i]]`` of one table."""
-    # Gather each group's judgments into group order so offsets are contiguous.
-    ends = np.cumsum(lengths)
-    order = np.repeat(starts, lengths) + (
-        np.arange(int(lengths.sum())) - np.repeat(ends - lengths, lengths)
-    )
-    if order.size == 0:
-        return np.full(left_words.shape[0], -1, dtype=np.int64)
-    offsets = np.concatenate(([0], ends))
-    matched = match_within_groups(left_offsets, left_words, offsets, right_words[order])
-    return np.where(matched >= 0, order[np.maximum(matched, 0)], -1)
+    return found

@@ -22,7 +22,12 @@ from pytest_tempoeval.data.columns import decode_ids
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.alignment import judgment_of_rows, ranked_rows, run_of_gold
+from pytest_tempoeval.metrics.alignment import (
+    judged_rows,
+    judged_rows_of,
+    ranked_rows,
+    run_of_gold,
+)
 from pytest_tempoeval.metrics.focus_index import (
     GRADE_SCALE,
     add_retrieved_to_pool,
@@ -74,18 +79,42 @@ class Relevance:
 # -- gold mode ------------------------------------------------------------------------------------
 
 
+# Ranks joined before looking deeper for a first relevant document (reciprocal rank, Success).
+_FIRST_PASS_RANKS = 10
+
+
 def gold_relevance(
-    run: Run, gold: GoldSet, depth: int, relevance_level: int = 1, need_ideal: bool = True
+    run: Run,
+    gold: GoldSet,
+    depth: int,
+    relevance_level: int = 1,
+    need_ideal: bool = True,
+    first_relevant_only: bool = False,
 ) -> Relevance:
-    """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant)."""
+    """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant).
+
+    ``first_relevant_only`` (reciprocal rank, Success): past the first ranks, only the queries with
+    no relevant document yet are joined deeper; the others' later ranks read as unjudged.
+    """
     rows = ranked_rows(run, gold, depth)
     valid = rows >= 0
     judgments = gold.judgments
-    found = judgment_of_rows(run, gold)[rows[valid]]
     grades = judgments.values
+    relevant_grades = (grades >= relevance_level) & (grades >= 0)
+    if first_relevant_only and depth > _FIRST_PASS_RANKS:
+        found = np.full(rows.shape, -1, dtype=np.int64)
+        found[:, :_FIRST_PASS_RANKS] = judged_rows(run, gold, _FIRST_PASS_RANKS)
+        first = found[:, :_FIRST_PASS_RANKS]
+        hit = ((first >= 0) & relevant_grades[np.maximum(first, 0)]).any(axis=1)
+        deeper = np.flatnonzero(~hit & (rows[:, _FIRST_PASS_RANKS] >= 0))
+        found[deeper, _FIRST_PASS_RANKS:] = judged_rows_of(
+            run, gold, rows[deeper, _FIRST_PASS_RANKS:], deeper
+        )
+        found = found[valid]
+    else:
+        found = judged_rows(run, gold, depth)[valid]
     # A negative grade is judged non-relevant (trec_eval): no gain, never relevant, but judged.
     gains = np.maximum(grades, 0)
-    relevant_grades = (grades >= relevance_level) & (grades >= 0)
     relevance = np.zeros(rows.shape, dtype=np.float64)
     relevant = np.zeros(rows.shape, dtype=bool)
     known = np.zeros(rows.shape, dtype=bool)
@@ -130,8 +159,9 @@ def gold_relevance(
 def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -> np.ndarray:
     """[groups, depth] largest grades of each group, descending, zero-padded.
 
-    Grades are small non-negative integers, so (group, grade descending) packs into one int64 key
-    and one plain sort (no argsort, no per-group padding) orders a million judgments.
+    Grades are small non-negative integers, so each group's grades are counted, not sorted: the
+    ideal grade at rank r is the number of levels g >= 1 that more than r of the group's grades
+    reach. Unusually large grades take one sort of (group, grade descending) packed in an int64.
     """
     lengths = np.diff(offsets)
     out = np.zeros((lengths.size, depth))
@@ -139,12 +169,25 @@ def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -
         return out
     top_grade = int(grades.max())
     groups = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
+    if top_grade <= _COUNTED_GRADES:
+        counts = np.bincount(
+            groups * (top_grade + 1) + grades, minlength=lengths.size * (top_grade + 1)
+        )
+        reaching = np.cumsum(counts.reshape(lengths.size, top_grade + 1)[:, ::-1], axis=1)[:, ::-1]
+        ranks = np.arange(depth)
+        for level in range(1, top_grade + 1):
+            out += reaching[:, level, None] > ranks[None, :]
+        return out
     keys = np.sort(groups * (top_grade + 1) + (top_grade - grades))
     sorted_groups, sorted_grades = keys // (top_grade + 1), top_grade - keys % (top_grade + 1)
     rank = np.arange(grades.size) - offsets[sorted_groups]
     keep = rank < depth
     out[sorted_groups[keep], rank[keep]] = sorted_grades[keep]
     return out
+
+
+# Grades up to this are counted per level by _top_grades_per_group; higher ones are sorted.
+_COUNTED_GRADES = 16
 
 
 # -- focus-time mode ------------------------------------------------------------------------------

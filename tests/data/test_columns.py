@@ -1,20 +1,29 @@
 """The columnar primitives behind the joins, checked against plain Python dicts and float()."""
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run, ndcg
+from pytest_tempoeval.data import columns
 from pytest_tempoeval.data.columns import (
     HashIndex,
     duplicate_pairs,
     encode_ids,
+    hash_words,
     id_words,
-    match_within_groups,
+    join_within_groups,
     words_to_ids,
 )
 from pytest_tempoeval.data.readers.trec_tokens import parse_floats
+
+
+def zeros(n: int) -> np.ndarray:
+    return np.zeros(n, dtype=np.uint64)
+
 
 IDS = st.text(alphabet="ab01é-_文", min_size=1, max_size=20)
 
@@ -44,18 +53,37 @@ def test_ids_round_trip_through_words_in_byte_order() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.lists(IDS, unique=True, max_size=8), min_size=1, max_size=6), st.data())
-def test_match_within_groups_equals_per_group_dicts(
-    left_groups: list[list[str]], data: st.DataObject
+@given(
+    st.lists(st.lists(IDS, unique=True, max_size=8), min_size=1, max_size=6),
+    st.data(),
+    st.sampled_from([1 << 20, 3, 1]),
+    st.booleans(),
+)
+def test_join_within_groups_equals_per_group_dicts(
+    left_groups: list[list[str]],
+    data: st.DataObject,
+    chunk_rows: int,
+    colliding: bool,
 ) -> None:
+    """Exact for any chunking, and when every hash collides."""
     right_groups = [data.draw(st.lists(IDS, unique=True, max_size=8)) for _ in left_groups]
     left = [doc for group in left_groups for doc in group]
     right = [doc for group in right_groups for doc in group]
-    left_offsets = np.cumsum([0] + [len(g) for g in left_groups])
+    left_of = np.repeat(np.arange(len(left_groups)), [len(g) for g in left_groups])
     right_offsets = np.cumsum([0] + [len(g) for g in right_groups])
-    found = match_within_groups(
-        left_offsets, id_words(encode_ids(left)), right_offsets, id_words(encode_ids(right))
-    )
+    right_of = np.repeat(np.arange(len(right_groups)), [len(g) for g in right_groups])
+    right_words = id_words(encode_ids(right))
+    left_words = id_words(encode_ids(left))
+    if colliding:  # every hash the same: only the verification on the full ids tells rows apart
+        with mock.patch.object(columns, "hash_words", lambda words, salt=None: zeros(len(words))):
+            found = join_within_groups(
+                left_of, left_words, right_offsets, right_words, zeros(len(right)), chunk_rows
+            )
+    else:
+        hashes = hash_words(right_words, right_of)
+        found = join_within_groups(
+            left_of, left_words, right_offsets, right_words, hashes, chunk_rows
+        )
     expected = []
     for group, docs in enumerate(left_groups):
         position = {doc: right_offsets[group] + i for i, doc in enumerate(right_groups[group])}
