@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,7 +27,7 @@ sys.path.insert(0, str(BENCH_DIR))
 
 from bench_common import child_environment, code_version
 from bench_gold_vs_pytrec import OURS_CHILD, PYTREC_CHILD, Sample, check_agreement, run_child
-from trec_data import SHAPES, write_shape
+from trec_data import SHAPES
 
 
 def parse_size(text: str) -> int:
@@ -44,7 +45,16 @@ def spread(values: list[float], unit: str, digits: int) -> str:
 def measure(
     shape: str, queries: int, repeats: int, directory: Path, env: dict[str, str]
 ) -> tuple[list[Sample], list[Sample]]:
-    run_path, qrels_path = write_shape(directory / f"{shape}_{queries}", queries, shape)
+    # Written by a separate process: a child forked from a big parent would count the parent's
+    # pages in its peak RSS (Linux keeps the pre-exec high-water mark).
+    data = directory / f"{shape}_{queries}"
+    subprocess.run(
+        [sys.executable, str(BENCH_DIR / "trec_data.py"), str(data)]
+        + ["--queries", str(queries), "--shape", shape],
+        check=True,
+        capture_output=True,
+    )
+    run_path, qrels_path = data / "run.trec", data / "qrels.trec"
     ours_script, theirs_script = directory / "child_ours.py", directory / "child_pytrec.py"
     ours_script.write_text(OURS_CHILD)
     theirs_script.write_text(PYTREC_CHILD)

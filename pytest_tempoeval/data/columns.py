@@ -159,8 +159,12 @@ def join_within_groups(
     right_words: np.ndarray,
     right_hashes: np.ndarray,
     chunk_rows: int = 1 << 20,
+    left_rows: np.ndarray | None = None,
 ) -> np.ndarray:
     """For every left row, the right row of the same group with the same id (-1 when none).
+
+    With ``left_rows``, left row ``i``'s id is ``left_words[left_rows[i]]``: gathered one chunk at
+    a time, so a deep ranking's ids are never copied whole.
 
     ``left_groups`` is non-decreasing (rows grouped, groups in order); right group ``g`` is
     ``right[right_offsets[g]:right_offsets[g + 1]]``, with distinct ids; ``right_hashes`` is
@@ -191,7 +195,8 @@ def join_within_groups(
         r0, r1 = int(right_offsets[first]), int(right_offsets[stop])
         if l0 == l1 or r0 == r1:
             return
-        groups, words = left_groups[l0:l1], left_words[l0:l1]
+        groups = left_groups[l0:l1]
+        words = left_words[l0:l1] if left_rows is None else left_words[left_rows[l0:l1]]
         # hashed on the right side's words: a longer left id only matches if the rest is padding,
         # which the verification below checks
         hashed = widen(words[:, :right_width], right_width)
@@ -285,13 +290,34 @@ class Ragged:
 
     keys: tuple[str, ...]
     offsets: np.ndarray  # int64, len(keys) + 1
-    doc_ids: np.ndarray  # ``S`` array, UTF-8
+    stored_ids: np.ndarray | None  # ``S`` array, UTF-8; None: kept as ``known_words`` only
     values: np.ndarray
-    known_words: np.ndarray | None = None  # id words of doc_ids, when the reader already has them
+    known_words: np.ndarray | None = None  # id words of the doc ids, when the reader has them
+    width: int = 0  # longest doc id in bytes, when only ``known_words`` are kept
+
+    @property
+    def doc_ids(self) -> np.ndarray:
+        """Every row's doc id as an ``S`` array (built once from the words when not stored: a
+        reader keeps only the words, half the memory for long ids)."""
+        if self.stored_ids is None:
+            assert self.known_words is not None
+            object.__setattr__(self, "stored_ids", words_to_ids(self.known_words, self.width))
+        return self.stored_ids
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.offsets[-1])
+
+    def ids_of(self, rows: slice | np.ndarray) -> list[str]:
+        """The doc ids of some rows, decoded, without building the whole ``S`` array."""
+        if self.stored_ids is not None:
+            return decode_ids(self.stored_ids[rows])
+        assert self.known_words is not None
+        return decode_ids(words_to_ids(self.known_words[rows], self.width))
 
     @property
     def words(self) -> np.ndarray:
-        """Id words of ``doc_ids`` (computed once)."""
+        """Id words of the doc ids (computed once)."""
         if self.known_words is None:
             object.__setattr__(self, "known_words", id_words(self.doc_ids))
         return self.known_words
@@ -314,18 +340,19 @@ class Ragged:
         values: np.ndarray,
     ) -> Ragged:
         """A table whose doc ids are given as id words of ids at most ``width`` bytes long."""
-        return cls(keys, offsets, words_to_ids(words, width), values, words)
+        return cls(keys, offsets, None, values, words, width)
 
     def select(self, rows: np.ndarray) -> Ragged:
         """The rows ``rows`` (sorted, so every group keeps its order), groups unchanged."""
         lengths = np.bincount(self.group_of_rows()[rows], minlength=len(self.keys))
         offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
         words = None if self.known_words is None else self.known_words[rows]
-        return Ragged(self.keys, offsets, self.doc_ids[rows], self.values[rows], words)
+        ids = None if self.stored_ids is None else self.stored_ids[rows]
+        return Ragged(self.keys, offsets, ids, self.values[rows], words, self.width)
 
     def head(self, limit: int) -> Ragged:
         """The first ``limit`` rows of every group."""
-        rank = np.arange(self.doc_ids.size) - np.repeat(self.offsets[:-1], self.lengths)
+        rank = np.arange(self.n_rows) - np.repeat(self.offsets[:-1], self.lengths)
         return (
             self
             if rank.size == 0 or rank.max() < limit
@@ -337,7 +364,7 @@ class Ragged:
         return decode_ids(self.doc_ids)
 
     def docs_of(self, index: int) -> list[str]:
-        return decode_ids(self.doc_ids[self.offsets[index] : self.offsets[index + 1]])
+        return self.ids_of(slice(self.offsets[index], self.offsets[index + 1]))
 
     def values_of(self, index: int) -> np.ndarray:
         return self.values[self.offsets[index] : self.offsets[index + 1]]

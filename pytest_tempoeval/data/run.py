@@ -234,9 +234,7 @@ class Run(Mapping[str, list[str]]):
         return len(self._table.keys)
 
     def __repr__(self) -> str:
-        return (
-            f"Run({len(self)} queries, {self._table.doc_ids.size} results, source={self._source!r})"
-        )
+        return f"Run({len(self)} queries, {self._table.n_rows} results, source={self._source!r})"
 
     @property
     def query_ids(self) -> tuple[str, ...]:
@@ -397,9 +395,7 @@ def _table_from_python(
     scored = scored_query is not None
     table = _ragged_from_python(keys, groups, scores, scored, limit)
     if limit is not None and texts:
-        from pytest_tempoeval.data.columns import decode_ids
-
-        kept = set(decode_ids(table.doc_ids))
+        kept = set(table.docs_of_all())
         texts = {doc: text for doc, text in texts.items() if doc in kept}
     return table, texts, scored
 
@@ -527,7 +523,9 @@ def _ragged_from_python(
     table = ragged_from_lists(keys, groups, scores, np.float64)
     if scored:
         words, values = trec_eval_order(table.group_of_rows(), table.values, table.words)
-        table = Ragged.from_words(table.keys, table.offsets, words, table.doc_ids.itemsize, values)
+        table = Ragged.from_words(
+            table.keys, table.offsets, words, table.width or table.doc_ids.itemsize, values
+        )
     return table if limit is None else table.head(limit)
 
 

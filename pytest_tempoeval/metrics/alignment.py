@@ -102,7 +102,7 @@ def ranked_rows(run: Run, gold: GoldSet, depth: int) -> np.ndarray:
     groups = np.maximum(run_of, 0)
     lengths = np.where(present, table.lengths[groups], 0)
     # int32 when it fits: this matrix is [queries, depth], e.g. 10 million entries at depth 100.
-    dtype = np.int32 if table.doc_ids.size < np.iinfo(np.int32).max else np.int64
+    dtype = np.int32 if table.n_rows < np.iinfo(np.int32).max else np.int64
     ranks = np.arange(depth, dtype=dtype)
     rows = table.offsets[groups].astype(dtype)[:, None] + ranks[None, :]
     rows[ranks[None, :] >= lengths[:, None]] = -1
@@ -140,6 +140,11 @@ def judged_rows_of(run: Run, gold: GoldSet, rows: np.ndarray, queries: np.ndarra
         run_rows = rows[valid]
         groups = np.repeat(queries, counts)
         found[valid] = join_within_groups(
-            groups, run.table.words[run_rows], judgments.offsets, judgments.words, hashes
+            groups,
+            run.table.words,
+            judgments.offsets,
+            judgments.words,
+            hashes,
+            left_rows=run_rows,
         )
     return found

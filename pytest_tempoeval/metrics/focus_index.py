@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_tempoeval.data.columns import HashIndex, decode_ids, encode_ids, id_words
+from pytest_tempoeval.data.columns import HashIndex, encode_ids, id_words
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
@@ -137,7 +137,7 @@ class RetrievedFocusTimes:
     def __init__(self, run: Run, index: FocusIndex) -> None:
         self.run, self.index = run, index
         # -2: not looked up yet. One extra entry, -1, answers for the row index -1 (past the end).
-        self.per_row = np.full(run.table.doc_ids.size + 1, -2, dtype=np.int64)
+        self.per_row = np.full(run.table.n_rows + 1, -2, dtype=np.int64)
         self.per_row[-1] = -1
         self.extras: list[FocusTime] = []
         self._extra_code_of: dict[FocusTime, int] = {}
@@ -158,7 +158,7 @@ class RetrievedFocusTimes:
             codes = np.where(found >= 0, index.doc_code[np.maximum(found, 0)], -1)
         if run.texts or run.focus_times:
             for position in np.flatnonzero(found < 0).tolist():
-                doc = decode_ids(run.table.doc_ids[rows[position] : rows[position] + 1])[0]
+                doc = run.table.ids_of(slice(rows[position], rows[position] + 1))[0]
                 focus = run.focus_times.get(doc)  # a date in the retriever's metadata
                 if focus is None and doc in run.texts:
                     focus = FocusTime.from_text(run.texts[doc])

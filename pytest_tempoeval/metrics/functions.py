@@ -16,7 +16,6 @@ from typing import Any, Literal
 import numpy as np
 
 from pytest_tempoeval.constants import DEFAULT_K
-from pytest_tempoeval.data.columns import decode_ids
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.data.values import check_k
@@ -543,7 +542,7 @@ def _explainer(
         for rank, row in enumerate(relevance.rows[position, :shown].tolist()):
             if row < 0:
                 break
-            doc = decode_ids(table.doc_ids[row : row + 1])[0]
+            doc = table.ids_of(slice(row, row + 1))[0]
             value: float | None = None
             if relevance.known[position, rank]:
                 value = float(relevance.relevance[position, rank])

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pytest_tempoeval.data.columns import decode_ids
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.errors import MetricError
@@ -234,7 +233,7 @@ def focus_time_relevance(
     unknown = (rows >= 0) & ~known
     if strict and unknown.any():
         query, rank = np.argwhere(unknown)[0].tolist()
-        doc = decode_ids(run.table.doc_ids[rows[query, rank] : rows[query, rank] + 1])[0]
+        doc = run.table.ids_of(slice(rows[query, rank], rows[query, rank] + 1))[0]
         raise MetricError(
             f"doc {doc!r} (query {gold.query_ids[query]!r}, rank {rank + 1}) has no focus time: it "
             "is not among the gold set's documents and the run has no text for it (strict=True)"
@@ -264,7 +263,7 @@ def focus_time_relevance(
         candidates = list(zip(docs, pool_similarity))
         for rank in np.flatnonzero(outside[position]).tolist():
             row = rows[position, rank]
-            doc = decode_ids(run.table.doc_ids[row : row + 1])[0]
+            doc = run.table.ids_of(slice(row, row + 1))[0]
             candidates.append((doc, float(similarity[position, rank])))
         floor = threshold if binary and threshold > 0 else 0.0
         best = sorted((-value, doc) for doc, value in candidates if value > floor)
@@ -310,7 +309,7 @@ def llm_relevance(
             excluded[position] = NO_QUERY_TEXT
             continue
         valid = rows[position][rows[position] >= 0]
-        for rank, doc in enumerate(decode_ids(run.table.doc_ids[valid])):
+        for rank, doc in enumerate(run.table.ids_of(valid)):
             text = run.texts.get(doc) or (documents[doc].text if doc in documents else None)
             if text is None:
                 if strict:
@@ -336,7 +335,7 @@ def llm_relevance(
         graded_docs = []
         for rank in np.flatnonzero(known[position] & (relevance[position] >= 1)).tolist():
             row = rows[position, rank]
-            doc = decode_ids(run.table.doc_ids[row : row + 1])[0]
+            doc = run.table.ids_of(slice(row, row + 1))[0]
             graded_docs.append((-relevance[position, rank], doc))
         return [(doc, 1.0 if binary else float(-value)) for value, doc in sorted(graded_docs)[:n]]
 

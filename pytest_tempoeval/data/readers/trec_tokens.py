@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_tempoeval.data.columns import widen, words_to_ids
+from pytest_tempoeval.data.columns import words_to_ids
 from pytest_tempoeval.errors import located
 
 # Bytes trec_eval's parser treats as blanks between fields (C isspace).
@@ -203,10 +203,8 @@ class _Output:
     def store(self, block: _Block, first_line: int) -> None:
         rows = slice(self.rows, self.rows + block.line_numbers.size)
         for field, (words, width) in block.words.items():
-            if (
-                words.shape[1] > self.words[field].shape[1]
-            ):  # a longer id than any before: widen (rare)
-                self.words[field] = widen(self.words[field], words.shape[1])
+            if words.shape[1] > self.words[field].shape[1]:  # a longer id than any before
+                self.words[field] = self._widened(self.words[field], words.shape[1])
             target = self.words[field][rows]
             target[:, : words.shape[1]] = words
             target[:, words.shape[1] :] = 0
@@ -217,6 +215,13 @@ class _Output:
         if block.non_ascii_rows.size:
             self.non_ascii_rows.append(block.non_ascii_rows + self.rows)
         self.rows = rows.stop
+
+    def _widened(self, words: np.ndarray, n_words: int) -> np.ndarray:
+        """More words per row, copying only the rows filled so far: the rest of the capacity stays
+        untouched pages (np.zeros), which cost no memory until a block is stored there."""
+        wider = np.zeros((words.shape[0], n_words), dtype=np.uint64)
+        wider[: self.rows, : words.shape[1]] = words[: self.rows]
+        return wider
 
     def fields(self) -> TrecFields:
         rows = self.rows
