@@ -15,6 +15,7 @@ would exceed ``--max-rows`` lines is skipped and said so.
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
 import subprocess
@@ -26,7 +27,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH_DIR))
 
 from bench_common import child_environment, code_version
-from bench_gold_vs_pytrec import OURS_CHILD, PYTREC_CHILD, Sample, check_agreement, run_child
+from bench_gold_vs_pytrec import OURS_CHILD, PYTREC_CHILD, Sample, run_child
 from trec_data import SHAPES
 
 
@@ -65,7 +66,25 @@ def measure(
     dumps = directory / "ours.json", directory / "theirs.json"
     ours = run_child(sys.executable, ours_script, [*files, str(dumps[0])], env, directory)
     theirs = run_child(sys.executable, theirs_script, [*files, str(dumps[1])], env, directory)
-    print("\n".join(check_agreement(*dumps, ours, theirs, 1e-9)), flush=True)
+    # In a child too: the parsed dumps would stay in this process's memory, and every later child
+    # would start from that high-water mark.
+    check = (
+        "import json, sys; from bench_gold_vs_pytrec import Sample, check_agreement; "
+        "ours, theirs = (Sample(0, 0, json.loads(a)) for a in sys.argv[3:5]); "
+        "print('\\n'.join(check_agreement(*map(__import__('pathlib').Path, sys.argv[1:3]), "
+        "ours, theirs, 1e-9)))"
+    )
+    reports = [json.dumps(ours.report), json.dumps(theirs.report)]
+    done = subprocess.run(
+        [sys.executable, "-c", check, *map(str, dumps), *reports],
+        cwd=BENCH_DIR,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(done.stdout.rstrip(), flush=True)
+    if done.returncode:
+        raise SystemExit(f"per-query values differ from pytrec_eval:\n{done.stderr}")
     samples: tuple[list[Sample], list[Sample]] = ([], [])
     for repeat in range(repeats):
         for side, script in enumerate((ours_script, theirs_script)):

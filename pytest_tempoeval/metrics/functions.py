@@ -224,7 +224,9 @@ def mrr(
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
     level = _level(rel, relevance_level)
     scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
-    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, level, need_ideal=False)
+    relevance = gold_relevance(
+        scoring.run, scoring.gold, scoring.depth, level, need_ideal=False, first_relevant_only=True
+    )
     scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
     measure = measure_of("RR", scoring.k, rel=level)
     return _result("mrr", measure, relevance, scoring, "gold", scores, binary=True)
@@ -263,7 +265,9 @@ def success(
     ``success.k``."""
     level = _level(rel, relevance_level)
     scoring = _inputs(run, gold, k, strict, fail_on_excluded)
-    relevance = gold_relevance(scoring.run, scoring.gold, scoring.depth, level, need_ideal=False)
+    relevance = gold_relevance(
+        scoring.run, scoring.gold, scoring.depth, level, need_ideal=False, first_relevant_only=True
+    )
     scores = kernels.success(relevance.relevant, scoring.depth)
     measure = measure_of("Success", scoring.k, rel=level)
     return _result("success", measure, relevance, scoring, "gold", scores, binary=True)
@@ -496,16 +500,26 @@ def _package(
     counted = np.ones(len(ids), dtype=bool)
     counted[list(excluded)] = False
     per_query = QueryScores(ids, scores, counted)
-    top = relevance.rows[:, : scoring.k or relevance.rows.shape[1]]
     extra: dict[str, Any] = {
-        "unjudged": int(((top >= 0) & ~relevance.known[:, : top.shape[1]]).sum()),
         "missing_queries": int(relevance.missing.sum()),
         **scoring.notes,
     }
     if relevance.judge_model is not None:
         extra["judge_model"] = relevance.judge_model
     reasons = {ids[i]: reason for i, reason in sorted(excluded.items())}
-    explain = _explainer(relevance, scoring, binary)
+    # A first-relevant-only score (RR, Success) did not look past the first relevant document:
+    # what the counts and explanations need of the rest is joined only if they are asked for.
+    whole = relevance.complete or (lambda: relevance)
+
+    def unjudged() -> dict[str, Any]:
+        full = whole()
+        top = full.rows[:, : scoring.k or full.rows.shape[1]]
+        return {"unjudged": int(((top >= 0) & ~full.known[:, : top.shape[1]]).sum())}
+
+    def judged() -> QueryScores:
+        return _judged_shares(whole(), scoring)
+
+    explain = _explainer(whole, scoring, binary)
     return MetricResult(
         name,
         scoring.k,
@@ -513,11 +527,12 @@ def _package(
         per_query,
         reasons,
         explain,
-        extra,
+        extra if relevance.complete else {**unjudged(), **extra},
         scoring.gold,
         scoring.fail_on_excluded,
         str(measure),
-        _judged_shares(relevance, scoring) if mode == "gold" else None,
+        (judged if relevance.complete else judged()) if mode == "gold" else None,
+        later_extra=unjudged if relevance.complete else None,
     )
 
 
@@ -529,7 +544,7 @@ def _judged_shares(relevance: Relevance, scoring: _Scoring) -> QueryScores:
 
 
 def _explainer(
-    relevance: Relevance, scoring: _Scoring, binary: bool
+    whole: Callable[[], Relevance], scoring: _Scoring, binary: bool
 ) -> Callable[[str], QueryExplanation]:
     """What a query retrieved, with the relevance the score used, and the ideal ranking it was
     measured against (the same one: :attr:`Relevance.ideal_documents`)."""
@@ -537,7 +552,7 @@ def _explainer(
     table, position_of = scoring.run.table, scoring.gold.query_position
 
     def explain(query_id: str) -> QueryExplanation:
-        position = position_of[query_id]
+        position, relevance = position_of[query_id], whole()
         retrieved: list[tuple[str, float | None]] = []
         for rank, row in enumerate(relevance.rows[position, :shown].tolist()):
             if row < 0:

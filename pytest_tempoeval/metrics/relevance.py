@@ -73,6 +73,8 @@ class Relevance:
     judge_model: str | None = None  # llm mode: the model that judged
     # gold mode: [nq, depth] judged with a negative grade (trec_eval: "in the pool, unjudged")
     negative: np.ndarray | None = None
+    # first-relevant-only (RR, Success): the same relevance with every rank joined, on demand
+    complete: Callable[[], Relevance] | None = None
 
 
 # -- gold mode ------------------------------------------------------------------------------------
@@ -93,10 +95,10 @@ def gold_relevance(
     """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant).
 
     ``first_relevant_only`` (reciprocal rank, Success): past the first ranks, only the queries with
-    no relevant document yet are joined deeper; the others' later ranks read as unjudged.
+    no relevant document yet are joined deeper; the others' later ranks read as unjudged, and
+    :attr:`Relevance.complete` gives the whole relevance for counts and explanations.
     """
     rows = ranked_rows(run, gold, depth)
-    valid = rows >= 0
     judgments = gold.judgments
     grades = judgments.values
     relevant_grades = (grades >= relevance_level) & (grades >= 0)
@@ -109,29 +111,27 @@ def gold_relevance(
         found[deeper, _FIRST_PASS_RANKS:] = judged_rows_of(
             run, gold, rows[deeper, _FIRST_PASS_RANKS:], deeper
         )
-        found = found[valid]
     else:
-        found = judged_rows(run, gold, depth)[valid]
+        found = judged_rows(run, gold, depth)  # -1 where unjudged or past the end
     # A negative grade is judged non-relevant (trec_eval): no gain, never relevant, but judged.
     gains = np.maximum(grades, 0)
-    relevance = np.zeros(rows.shape, dtype=np.float64)
-    relevant = np.zeros(rows.shape, dtype=bool)
-    known = np.zeros(rows.shape, dtype=bool)
-    negative = np.zeros(rows.shape, dtype=bool)
-    if grades.size:
-        judged_row = np.maximum(found, 0)
-        relevance[valid] = np.where(found >= 0, gains[judged_row], 0)
-        relevant[valid] = (found >= 0) & relevant_grades[judged_row]
-        negative[valid] = (found >= 0) & (grades[judged_row] < 0)
-    known[valid] = found >= 0
+    known = found >= 0
+    # Whole-matrix operations, one gather: boolean-mask assignments cost several times more.
+    grade = grades[np.maximum(found, 0)] if grades.size else np.zeros(rows.shape, np.int64)
+    relevance = np.where(known, np.maximum(grade, 0), 0).astype(np.float64)
+    relevant = known & (grade >= relevance_level) & (grade >= 0)
+    negative = known & (grade < 0)
     # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
     if need_ideal:
         ideal = _top_grades_per_group(gains, judgments.offsets, depth)
     else:
         ideal = np.zeros((rows.shape[0], 0))
-    n_relevant = np.bincount(
-        judgments.group_of_rows(), weights=relevant_grades, minlength=len(judgments.keys)
-    ).astype(np.int64)
+    n_relevant = gold.memo(
+        ("n_relevant", relevance_level),
+        lambda: np.bincount(
+            judgments.group_of_rows(), weights=relevant_grades, minlength=len(judgments.keys)
+        ).astype(np.int64),
+    )
     excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
 
     def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
@@ -152,6 +152,11 @@ def gold_relevance(
         run_of_gold(run, gold) < 0,
         ideal_documents,
         negative=negative,
+        complete=(
+            (lambda: gold_relevance(run, gold, depth, relevance_level, need_ideal))
+            if first_relevant_only and depth > _FIRST_PASS_RANKS
+            else None
+        ),
     )
 
 

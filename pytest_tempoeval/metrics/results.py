@@ -59,7 +59,10 @@ class _Details:
     explain_query: Callable[[str], QueryExplanation] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     gold: Any = None  # the GoldSet scored against: its fingerprint is computed only if asked
-    judged: Mapping[str, float] | None = None  # gold mode: Judged@k per query
+    # gold mode: Judged@k per query, or a function computing it when first asked for
+    judged: Mapping[str, float] | Callable[[], Mapping[str, float]] | None = None
+    # counts computed when first asked for (they may need work the score itself did not)
+    later_extra: Callable[[], dict[str, Any]] | None = None
 
 
 class MetricResult(float):
@@ -86,8 +89,9 @@ class MetricResult(float):
         gold: Any = None,
         fail_on_excluded: bool | None = None,
         measure: str | None = None,
-        judged: Mapping[str, float] | None = None,
+        judged: Mapping[str, float] | Callable[[], Mapping[str, float]] | None = None,
         value: float | None = None,
+        later_extra: Callable[[], dict[str, Any]] | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -105,6 +109,7 @@ class MetricResult(float):
         self._details = _Details(
             per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold, judged
         )
+        self._details.later_extra = later_extra
         return self
 
     # -- data -------------------------------------------------------------------------------------
@@ -123,7 +128,11 @@ class MetricResult(float):
     @property
     def extra(self) -> dict[str, Any]:
         """Counts the explanation reports (unjudged documents, missing queries, the judge model)."""
-        return self._details.extra
+        details = self._details
+        if details.later_extra is not None:
+            details.extra = {**details.later_extra(), **details.extra}
+            details.later_extra = None
+        return details.extra
 
     @property
     def gold_fingerprint(self) -> str | None:
@@ -139,6 +148,8 @@ class MetricResult(float):
     def judged(self) -> dict[str, float] | None:
         """Gold mode: Judged@k per query (the share of its retrieved top k that is judged)."""
         judged = self._details.judged
+        if callable(judged):
+            judged = self._details.judged = judged()
         if judged is None:
             return None
         return judged._as_dict() if isinstance(judged, QueryScores) else dict(judged)
@@ -182,7 +193,7 @@ class MetricResult(float):
             self.per_query,
             details.excluded,
             None,
-            details.extra,
+            self.extra,
             None,
             self.fail_on_excluded,
             self.measure,
