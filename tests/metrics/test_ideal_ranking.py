@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run, ndcg, precision, temporal_ndcg, temporal_precision
 from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
 from pytest_tempoeval.metrics.relevance import (
+    _top_grades_per_group,
     focus_time_relevance,
     gold_relevance,
     llm_relevance,
@@ -90,3 +94,23 @@ def test_binary_metrics_show_the_documents_they_count_relevant() -> None:
     focus_ideal = temporal_precision(RUN, GOLD, k=2).explain_query("q2019").ideal
     assert focus_ideal == [("d", 1.0)]  # only d mentions 2019
     assert ndcg(RUN, GOLD, k=3).explain_query("q2020").ideal == [("a", 3.0), ("d", 1.0)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 40), max_size=12), min_size=1, max_size=8),
+    st.integers(1, 15),
+)
+def test_top_grades_per_group_counted_or_sorted_equal_python(
+    groups: list[list[int]], depth: int
+) -> None:
+    """Grades up to 16 are counted per level, larger ones sorted: both give each group's best
+    grades, descending, zero-padded."""
+    grades = np.array([grade for group in groups for grade in group], dtype=np.int64)
+    offsets = np.cumsum([0] + [len(group) for group in groups])
+    expected = [(sorted(group, reverse=True) + [0] * depth)[:depth] for group in groups]
+    assert _top_grades_per_group(grades, offsets, depth).tolist() == expected
+    small = [[min(grade, 16) for grade in group] for group in groups]
+    clipped = np.minimum(grades, 16)
+    expected_small = [(sorted(group, reverse=True) + [0] * depth)[:depth] for group in small]
+    assert _top_grades_per_group(clipped, offsets, depth).tolist() == expected_small
