@@ -205,9 +205,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Bad marker arguments are usage errors, reported before anything runs."""
-    for item in items:
-        for marker in item.iter_markers("tempoeval"):
-            _marker_gold(marker, item.nodeid)
+    try:
+        for item in items:
+            for marker in item.iter_markers("tempoeval"):
+                _marker_gold(marker, item.nodeid)
+    except pytest.UsageError as error:
+        if not hasattr(config, "workerinput"):
+            raise
+        # Raised in an xdist worker, it crashes the session (INTERNALERROR, exit 3) and the message
+        # is lost: the worker runs nothing and hands it to the controller, which exits 4 with it.
+        config.stash[SESSION].usage_error = str(error)
+        items.clear()
 
 
 def _marker_gold(marker: pytest.Mark, test: str) -> str | os.PathLike[str]:
@@ -315,6 +323,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = config.stash[SESSION]
     if hasattr(config, "workerinput"):  # an xdist worker: the controller writes the reports
         config.workeroutput[WORKER_OUTPUT_KEY] = state.worker_output()  # type: ignore[attr-defined]
+        return
+    if state.usage_error:  # from an xdist worker: reported as the serial run reports it
+        sys.stderr.write(f"ERROR: {state.usage_error}\n")
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
     state.complete = (
         exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)

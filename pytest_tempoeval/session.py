@@ -150,6 +150,8 @@ class TempoEvalSession:
         self.complete = False
         self.unused: list[str] = []  # unused baseline files, found at session finish (controller)
         self.gate_failures: list[CheckRow] = []  # failed by the Holm correction (controller)
+        # A usage error found by an xdist worker, for the controller to report (exit 4).
+        self.usage_error: str | None = None
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
         """A recorder that turns the checks made by ``test`` into rows (also returned)."""
@@ -232,11 +234,17 @@ class TempoEvalSession:
     def worker_output(self) -> str:
         baselines = {name: sorted(getattr(self, name)) for name in _BASELINE_SETS}
         return json.dumps(
-            {"checks": [row.to_dict() for row in self.rows], "judge": self.judge_stats} | baselines
+            {
+                "checks": [row.to_dict() for row in self.rows],
+                "judge": self.judge_stats,
+                "usage_error": self.usage_error,
+            }
+            | baselines
         )
 
     def merge_worker_output(self, payload: str) -> None:
         data = json.loads(payload)
+        self.usage_error = self.usage_error or data.get("usage_error")
         self.rows.extend(CheckRow.from_dict(row) for row in data["checks"])
         for model, counters in data["judge"].items():
             self.add_judge_stats(model, counters)

@@ -1,7 +1,7 @@
 """The tempoeval marker: its argument is checked before anything runs."""
 
 import pytest
-from plugin_helpers import write_gold
+from plugin_helpers import XDIST_MODES, write_gold
 
 
 @pytest.mark.parametrize(
@@ -60,3 +60,19 @@ def test_the_path_may_be_positional_or_a_keyword(pytester: pytest.Pytester, mark
         """
     )
     pytester.runpytest().assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_bad_marker_is_the_same_usage_error_under_xdist(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    """A worker's usage error used to crash the session (INTERNALERROR, exit 3, message lost)."""
+    write_gold(pytester)
+    pytester.makepyfile(
+        test_bad="import pytest\n\n@pytest.mark.tempoeval(gold=3)\ndef test_x():\n    pass\n",
+        test_good="def test_fine():\n    pass\n",
+    )
+    result = pytester.runpytest(*xdist)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*test_bad.py::test_x: @pytest.mark.tempoeval takes one gold*"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
