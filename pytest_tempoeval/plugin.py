@@ -300,7 +300,9 @@ def pytest_assertrepr_compare(
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash[SESSION]
-    if hasattr(config, "workerinput") or not (state.rows or state.judged or state.unused):
+    if hasattr(config, "workerinput") or not (
+        state.rows or state.judged or state.unused or state.report_problems
+    ):
         return
     from pytest_tempoeval.reports.text import gate_lines, judge_line, terminal_lines, unused_lines
 
@@ -316,6 +318,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state.gate_failures:
         for line in gate_lines(state.gate_failures):
             terminalreporter.write_line(line, red=True)
+    for line in state.report_problems:
+        terminalreporter.write_line(line, red=True)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -350,7 +354,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if any(paths.values()):
         from pytest_tempoeval.reports.writer import write_reports
 
-        write_reports(
+        state.report_problems = write_reports(
             state.sorted_rows(), state.judge_stats, state.judge_prices, state.unused, **paths
         )
 

@@ -152,6 +152,7 @@ class TempoEvalSession:
         self.gate_failures: list[CheckRow] = []  # failed by the Holm correction (controller)
         # A usage error found by an xdist worker, for the controller to report (exit 4).
         self.usage_error: str | None = None
+        self.report_problems: list[str] = []  # reports that could not be written, one line each
 
     def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
         """A recorder that turns the checks made by ``test`` into rows (also returned)."""

@@ -10,7 +10,10 @@ from pytest_tempoeval.errors import MetricError
 
 # An id as it usually is: not empty, no surrounding whitespace, no control characters. A fast
 # check for the common case; anything else goes through id_problem for the exact complaint.
-PLAIN_ID = re.compile(r"(?!\s)[^\x00-\x1f\x7f]+(?<!\s)")
+PLAIN_ID = re.compile(r"(?!\s)[^\x00-\x1f\x7f\ud800-\udfff]+(?<!\s)")
+# The largest rank cutoff: far above any ranking evaluated, and small enough that nothing sized by
+# k alone can exhaust memory.
+MAX_K = 1_000_000
 
 
 def id_problem(value: object) -> str | None:
@@ -29,6 +32,8 @@ def id_problem(value: object) -> str | None:
         return f"{text!r} has leading or trailing whitespace"
     if any(ord(char) < 32 or ord(char) == 127 for char in text):
         return f"{text!r} contains a control character"
+    if any(0xD800 <= ord(char) <= 0xDFFF for char in text):
+        return f"{text!r} contains a lone surrogate, which no UTF-8 file or report can hold"
     return None
 
 
@@ -36,4 +41,6 @@ def check_k(k: Any, error: type[Exception] = MetricError) -> int:
     """``k`` as a positive int rank cutoff, or ``error``."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k <= 0:
         raise error(f"k must be a positive integer (the rank cutoff), got {k!r}")
+    if k > MAX_K:
+        raise error(f"k must be at most {MAX_K:,} (the rank cutoff), got {k:,}")
     return int(k)

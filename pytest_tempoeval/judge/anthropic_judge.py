@@ -68,6 +68,7 @@ class AnthropicJudge:
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        _refuse_secrets_in_url(base_url or os.environ.get("ANTHROPIC_BASE_URL"))
         self.model = model
         self.max_concurrency = max_concurrency
         self.stats = JudgeStats()
@@ -397,3 +398,19 @@ class AnthropicJudge:
 def _count(value: Any) -> int:
     """A token count from a response's usage; anything else (a damaged reply) counts 0."""
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _refuse_secrets_in_url(base_url: str | None) -> None:
+    """A base URL with a query string or credentials would carry them into error messages, the
+    terminal and the JUnit XML when a server echoes the path: refused, without repeating them."""
+    if not base_url:
+        return
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(base_url)
+    if parts.query or parts.fragment or parts.username or parts.password:
+        shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
+        raise JudgeError(
+            f"the judge's base URL {shown}?<hidden> has a query string, fragment or credentials; "
+            "give the API key through ANTHROPIC_API_KEY (or api_key=) and a base URL without them"
+        )

@@ -105,6 +105,16 @@ class JudgeCassette:
         response = self._answers.get(_body_key(body))
         if response is None:
             return None
+        status = response.get("status")
+        code = status.get("code") if isinstance(status, dict) else None
+        if code is not None and not (isinstance(code, int) and 200 <= code < 300):
+            if self.recording:
+                return None  # asked again, and the new answer replaces the failed one
+            raise JudgeCassetteError(
+                f"{self.path}: the stored response to this judgment has HTTP status {code!r}: a "
+                f"failed request is never an answer (recording keeps only successes, so the file "
+                f"was edited). Re-record with: {self.command}"
+            )
         try:
             message = json.loads(_text(response.get("body")))
         except ValueError:
@@ -282,7 +292,10 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
 
 
 def _leading_comment(path: Path) -> str:
-    """The ``#`` lines a YAML cassette starts with, kept when it is rewritten."""
+    """The ``#`` lines a YAML cassette starts with, kept when it is rewritten: from a regular file
+    only, never through a symlink (whose target may be any file)."""
+    if path.is_symlink():
+        return ""
     try:
         with path.open(encoding="utf-8") as file:
             lines = []

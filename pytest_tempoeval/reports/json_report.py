@@ -28,4 +28,6 @@ def write(
         "judge": judge_totals(judge, prices) | {"models": {m: dict(c) for m, c in judge.items()}},
         "unused_baselines": list(unused),
     }
-    write_atomically(path, json.dumps(document, indent=2, sort_keys=True) + "\n")
+    write_atomically(
+        path, json.dumps(document, indent=2, sort_keys=True) + "\n", "backslashreplace"
+    )

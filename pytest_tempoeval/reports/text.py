@@ -194,7 +194,12 @@ def markdown(
         "|" + "---|" * len(COLUMNS),
     ]
     for cells in table_rows(rows):
-        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        # GitHub renders HTML in markdown: with "&" and "<" escaped, a test id is shown, never
+        # interpreted (">" stays, so ">= 0.8" reads as it is)
+        escaped = (
+            cell.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|") for cell in cells
+        )
+        lines.append("| " + " | ".join(escaped) + " |")
     if unused:
         lines.extend(["", *unused_lines(unused)])
     return "\n".join(lines) + "\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pytest_tempoeval.files import write_atomically
@@ -19,27 +19,56 @@ def write_reports(
     json_path: str | None,
     html_path: str | None,
     markdown_path: str | None,
-) -> None:
+) -> list[str]:
     """The JSON, HTML and markdown reports that have a path; the markdown one is also appended to
-    ``$GITHUB_STEP_SUMMARY`` when that is set."""
-    if json_path:
-        from pytest_tempoeval.reports import json_report
+    ``$GITHUB_STEP_SUMMARY`` when that is set.
 
-        json_report.write(Path(json_path), rows, judge, prices, unused)
-    if not (html_path or markdown_path):
-        return
+    Each report is written or fails on its own: the returned lines say which could not be written
+    and why, one line each, and the others are written all the same. Text a file cannot encode
+    (a lone surrogate in an id) is written as a backslash escape, never an error.
+    """
     from pytest_tempoeval.reports.text import judge_line
 
     judging = judge_line(judge, prices)
+    problems: list[str] = []
+
+    def attempt(kind: str, path: str, write: Callable[[], None]) -> None:
+        try:
+            write()
+        except (OSError, ValueError) as error:  # UnicodeError is a ValueError
+            problems.append(f"tempoeval: the {kind} report {path} was not written: {error}")
+
+    if json_path:
+        from pytest_tempoeval.reports import json_report
+
+        attempt(
+            "JSON",
+            json_path,
+            lambda: json_report.write(Path(json_path), rows, judge, prices, unused),
+        )
     if html_path:
         from pytest_tempoeval.reports.html import render
 
-        write_atomically(Path(html_path), render(rows, judging, unused))
+        attempt(
+            "HTML",
+            html_path,
+            lambda: write_atomically(Path(html_path), render(rows, judging, unused), _ESCAPED),
+        )
     if markdown_path:
         from pytest_tempoeval.reports.text import markdown
 
         text = markdown(rows, judging, unused)
-        write_atomically(Path(markdown_path), text)
+        attempt(
+            "markdown", markdown_path, lambda: write_atomically(Path(markdown_path), text, _ESCAPED)
+        )
         if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
-            with open(summary, "a", encoding="utf-8") as out:
-                out.write(text)
+            attempt("step summary", summary, lambda: _append(Path(summary), text))
+    return problems
+
+
+_ESCAPED = "backslashreplace"  # how reports write what UTF-8 cannot encode
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8", errors=_ESCAPED) as out:
+        out.write(text)

@@ -107,6 +107,7 @@ RUN_ERRORS = [
     ("empty-doc-id", {"q1": ["d1", ""]}, ["query 'q1', rank 2", "doc id is empty"]),
     ("none-doc-id", {"q1": [None]}, ["doc id must be a string", "None"]),
     ("nul-doc-id", {"q1": ["d\x00"]}, ["control character"]),
+    ("surrogate-doc-id", {"q1": ["d\ud800"]}, ["lone surrogate", "UTF-8"]),
     (
         "duplicate-doc",
         {"q1": ["d1", "d2", "d1"]},
@@ -547,3 +548,12 @@ def test_fuzz_json_runs_raise_only_run_errors(
         Run.load(path)
     except RunError as error:
         assert str(error).startswith(f"{path}:")
+
+
+def test_k_is_bounded_so_nothing_is_sized_by_k_alone() -> None:
+    from pytest_tempoeval import GoldSet, MetricError, ndcg
+
+    gold = GoldSet.from_dict({"version": 1, "queries": [{"id": "q", "relevant": {"d": 1}}]})
+    assert ndcg(Run({"q": ["d"]}), gold, k=1_000_000) == 1.0  # the documented maximum
+    with pytest.raises(MetricError, match=r"k must be at most 1,000,000 .*got 1,099,511,627,776"):
+        ndcg(Run({"q": ["d"]}), gold, k=2**40)

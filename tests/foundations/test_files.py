@@ -34,3 +34,32 @@ def test_a_crash_before_the_rename_keeps_the_old_file(
     with pytest.raises(KeyboardInterrupt):
         write_atomically(target, "new\n")
     assert target.read_text() == "old\n" and os.listdir(tmp_path) == ["baseline.json"]
+
+
+def test_temporaries_of_killed_writers_are_removed_at_the_next_write(tmp_path: Path) -> None:
+    """kill -9 skips the cleanup: the next write of the same file removes what it left, but never
+    the temporary of a writer still running."""
+    import subprocess
+    import sys
+    import time
+
+    target = tmp_path / "cassette.yaml"
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    killed = tmp_path / f".cassette.yaml.{dead.stdout.strip()}.abcd1234.tmp"
+    running = tmp_path / f".cassette.yaml.{os.getpid()}.efgh5678.tmp"  # this process is alive
+    old_style = tmp_path / ".cassette.yaml.ijkl9012.tmp"  # before pids were in the name
+    young_old_style = tmp_path / ".cassette.yaml.mnop3456.tmp"
+    other = tmp_path / ".other.yaml.1.qrst7890.tmp"  # another file's: not ours to judge
+    for file in (killed, running, old_style, young_old_style, other):
+        file.write_text("partial")
+    an_hour_ago = time.time() - 3600
+    os.utime(old_style, (an_hour_ago, an_hour_ago))
+    write_atomically(target, "whole\n")
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        ["cassette.yaml", running.name, young_old_style.name, other.name]
+    )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tempoeval.errors import JudgeCassetteError
+from pytest_tempoeval.errors import JudgeCassetteError, JudgeError
 from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL, MAX_TOKENS, AnthropicJudge
 from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.metrics.llm_judgments import Judgment
@@ -245,7 +245,7 @@ import socket, sys
 from pathlib import Path
 connects = []
 socket.socket.connect = lambda self, *args: connects.append(args)
-from pytest_tempoeval.errors import JudgeCassetteError
+from pytest_tempoeval.errors import JudgeCassetteError, JudgeError
 from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
 judge = AnthropicJudge(cassette=JudgeCassette(Path({str(missing)!r}), "none", "RERECORD"))
@@ -490,3 +490,50 @@ def test_a_damaged_stored_response_is_an_error_in_replay_and_re_asked_by_new_epi
         repair.save()
         assert len(server.requests) == 1  # only the damaged one was asked again
     assert "Bad Gateway" not in path.read_text() and len(JudgeCassette(path)) == 4
+
+
+def test_a_stored_failure_is_never_replayed_as_an_answer(tmp_path: Path) -> None:
+    """Recording keeps only successes; a hand-edited status 500 with a valid body is refused."""
+    path = tmp_path / "edited.yaml"
+    record_directly(path, ITEMS[:2], max_concurrency=1)
+    path.write_text(path.read_text().replace("code: 200", "code: 500", 1))
+    with pytest.raises(JudgeCassetteError, match=r"HTTP status 500: a failed request is never an"):
+        AnthropicJudge(cassette=JudgeCassette(path)).grade_all(ITEMS[:2])
+
+
+def test_comments_are_kept_from_a_regular_file_only(tmp_path: Path) -> None:
+    def rerecord(path: Path) -> None:
+        cassette = JudgeCassette(path, "all")
+        with FakeMessagesServer() as server:
+            AnthropicJudge(api_key=SENTINEL, base_url=server.base_url, cassette=cassette).grade_all(
+                ITEMS[:1]
+            )
+        cassette.save()
+
+    secret = tmp_path / "elsewhere.txt"
+    secret.write_text("# token: do-not-copy\n")
+    link = tmp_path / "linked.yaml"
+    link.symlink_to(secret)
+    rerecord(link)
+    assert not link.is_symlink() and "do-not-copy" not in link.read_text()
+    assert secret.read_text() == "# token: do-not-copy\n"  # the target is left as it was
+    kept = tmp_path / "commented.yaml"
+    kept.write_text("# recorded against the fake server\n")
+    rerecord(kept)
+    assert kept.read_text().startswith("# recorded against the fake server\n")
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:9/?token=s3cret", "http://user:s3cret@127.0.0.1:9/", "http://h/#s3cret"],
+)
+def test_a_base_url_carrying_secrets_is_refused_without_repeating_them(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(JudgeError, match="query string, fragment or credentials") as refused:
+        AnthropicJudge(api_key="k", base_url=url)
+    assert "s3cret" not in str(refused.value)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    with pytest.raises(JudgeError) as refused:
+        AnthropicJudge(api_key="k")
+    assert "s3cret" not in str(refused.value)

@@ -112,3 +112,39 @@ def test_junit_properties_are_written_with_every_family_and_no_warning(
         properties[("test_good", "tempoeval:T-nDCG@2")]
         == "1.000000 >= 0.9 [focus_time, 2 queries] pass"
     )
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_reports_are_independent_and_markdown_escapes_html(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    """An HTML report that cannot be written (its path is a directory) costs one line and no other
+    report; markdown shows HTML in ids as text. (A lone surrogate in an id is refused at load.)"""
+    pytester.makefile(
+        ".json",
+        gold=json.dumps({"version": 1, "queries": [{"id": "q<b>", "relevant": {"d1": 1}}]}),
+    )
+    pytester.makepyfile(
+        test_odd="""
+        import pytest
+        from pytest_tempoeval import Run, ndcg
+
+        @pytest.mark.parametrize("name", ["<img src=x onerror=alert(1)>"])
+        @pytest.mark.tempoeval(gold="gold.json")
+        def test_it(tempoeval_gold, name):
+            assert ndcg(Run({"q<b>": ["d2"]}), tempoeval_gold, k=1) >= 0.5
+        """
+    )
+    (pytester.path / "blocked.html").mkdir()
+    result = pytester.runpytest(
+        *xdist,
+        "--tempoeval-html=blocked.html",
+        "--tempoeval-report=out.json",
+        "--tempoeval-markdown=out.md",
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["tempoeval: the HTML report blocked.html was not written: *"])
+    assert "Traceback" not in result.stdout.str() and "INTERNALERROR" not in result.stdout.str()
+    assert json.loads((pytester.path / "out.json").read_text())["failed"] == 1
+    text = (pytester.path / "out.md").read_text()
+    assert "&lt;img src=x onerror=alert(1)>" in text and "<img" not in text
