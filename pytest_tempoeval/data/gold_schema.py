@@ -43,7 +43,7 @@ from pytest_tempoeval.data.readers.structured import (
     shown,
     yaml_tree,
 )
-from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.data.values import MAX_GRADE, id_problem
 from pytest_tempoeval.errors import (
     FocusTimeError,
     GoldSetError,
@@ -378,13 +378,17 @@ def _relevant(
                     + (f" (first at line {first})" if first is not None else ""),
                 )
             )
-        if isinstance(grade, bool) or not isinstance(grade, numbers.Integral) or grade < 0:
+        if (
+            isinstance(grade, bool)
+            or not isinstance(grade, numbers.Integral)
+            or not 0 <= grade <= MAX_GRADE
+        ):
             raise GoldSetError(
                 located(
                     path,
                     doc_line,
-                    f"{owner}: grade {shown(grade)} of doc {doc_id!r} is not a non-negative "
-                    "integer; use 0 (judged non-relevant), 1, 2, ...",
+                    f"{owner}: grade {shown(grade)} of doc {doc_id!r} is not an integer from 0 to "
+                    f"{MAX_GRADE:,}; use 0 (judged non-relevant), 1, 2, ...",
                 )
             )
         grades[doc_id] = int(grade)

@@ -14,6 +14,9 @@ PLAIN_ID = re.compile(r"(?!\s)[^\x00-\x1f\x7f\ud800-\udfff]+(?<!\s)")
 # The largest rank cutoff: far above any ranking evaluated, and small enough that nothing sized by
 # k alone can exhaust memory.
 MAX_K = 1_000_000
+# The largest grade (and, in qrels, the most negative): graded scales are small, and a bound keeps
+# every gain exact in int64 and float64.
+MAX_GRADE = 1_000_000
 
 
 def id_problem(value: object) -> str | None:

@@ -490,7 +490,15 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
                 raise broken(
                     f"result {key!r}, query {query!r}: score {score!r} is not a finite number"
                 )
+            if abs(score) > _SCORE_BOUND:  # sums of such values would overflow, and none is real
+                raise broken(
+                    f"result {key!r}, query {query!r}: score {score!r} is outside "
+                    f"[-{_SCORE_BOUND:g}, {_SCORE_BOUND:g}] (metric scores lie between -1 and 1)"
+                )
     return data
+
+
+_SCORE_BOUND = 1e6
 
 
 def _finite(value: float) -> bool:

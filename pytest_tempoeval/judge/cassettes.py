@@ -119,11 +119,12 @@ class JudgeCassette:
             message = json.loads(_text(response.get("body")))
         except ValueError:
             message = None
-        if not isinstance(message, dict):
+        problem = "is not a JSON message" if not isinstance(message, dict) else _shape(message)
+        if problem:
             if self.recording:
                 return None  # asked again, and the new answer replaces the damaged one
             raise JudgeCassetteError(
-                f"{self.path}: the stored response to this judgment is not a JSON message. "
+                f"{self.path}: the stored response to this judgment {problem}. "
                 f"Re-record with: {self.command}"
             )
         return message
@@ -289,6 +290,24 @@ def _read_interactions(path: Path, command: str) -> list[dict[str, Any]]:
         ):
             raise broken(f"interaction {number} is not a mapping with 'request' and 'response'")
     return interactions
+
+
+def _shape(message: dict[str, Any]) -> str:
+    """What is wrong with the fields of a stored Messages API response ("" when nothing): a
+    hand-edited cassette must fail naming its file, not with a TypeError inside the judge."""
+    content = message.get("content")
+    if not isinstance(content, list) or not all(isinstance(block, dict) for block in content):
+        return "has no 'content' list of blocks"
+    if any(not isinstance(block.get("text", ""), str) for block in content):
+        return "has a content block whose 'text' is not a string"
+    usage = message.get("usage", {})
+    if not isinstance(usage, dict):
+        return "has a 'usage' that is not a mapping"
+    for field in ("input_tokens", "output_tokens"):
+        count = usage.get(field, 0)
+        if isinstance(count, bool) or not isinstance(count, int):
+            return f"has a 'usage.{field}' that is not an integer"
+    return ""
 
 
 def _leading_comment(path: Path) -> str:

@@ -745,3 +745,21 @@ def test_the_warning_can_be_made_an_error(tmp_path: Path) -> None:
         warnings.simplefilter("error", GoldSetWarning)
         with pytest.raises(GoldSetWarning, match="us2016"):
             GoldSet.load(write(tmp_path, TYPO))
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        ("g.yaml", "version: 1\nqueries:\n  - id: q\n    relevant: {d1: 9223372036854775808}\n", 4),
+        ("q.trec", "q1 0 d1 1\nq1 0 d2 1000001\n", 2),
+        ("n.trec", "q1 0 d1 -1000001\n", 1),
+    ],
+)
+def test_grades_are_bounded_with_file_and_line(
+    tmp_path: Path, name: str, text: str, line: int
+) -> None:
+    """A grade of 2**63 used to load, then overflow inside the metric."""
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(GoldSetError, match=rf"{name}:{line}: .*from .*1,000,000"):
+        GoldSet.load(path)

@@ -253,3 +253,21 @@ def test_checking_one_metric_twice_needs_a_name_and_bad_settings_are_refused(tmp
                 alpha=alpha,
                 name=f"bad {max_drop} {alpha}",
             )
+
+
+@pytest.mark.parametrize("score", [1e308, -2e6, 10**400])
+def test_a_baseline_score_out_of_any_metric_range_is_refused_naming_the_file(
+    tmp_path, score: float
+) -> None:
+    """1e308 would overflow the sums of the gate; no metric scores outside [-1, 1]."""
+    import json
+
+    from pytest_tempoeval import BaselineError
+    from pytest_tempoeval.gate.baselines import FORMAT_VERSION, BaselineStore
+
+    path = tmp_path / "test_m" / "test_x.json"
+    path.parent.mkdir()
+    document = {"version": FORMAT_VERSION, "results": {"nDCG@10": {"per_query": {"q": score}}}}
+    path.write_text(json.dumps(document))
+    with pytest.raises(BaselineError, match=rf"{path}: not a tempoeval baseline: .*query 'q'"):
+        BaselineStore(path, update=False).read()

@@ -537,3 +537,27 @@ def test_a_base_url_carrying_secrets_is_refused_without_repeating_them(
     with pytest.raises(JudgeError) as refused:
         AnthropicJudge(api_key="k")
     assert "s3cret" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (lambda m: m.update(usage="lots"), "'usage' that is not a mapping"),
+        (lambda m: m["usage"].update(input_tokens="12"), "'usage.input_tokens' that is not an"),
+        (lambda m: m["content"][0].update(text=4), "'text' is not a string"),
+        (lambda m: m.update(content="4"), "no 'content' list"),
+    ],
+)
+def test_a_stored_response_with_fields_of_the_wrong_type_names_the_cassette(
+    tmp_path: Path, edit: object, problem: str
+) -> None:
+    path = tmp_path / "edited.json"
+    record_directly(path, ITEMS[:1], max_concurrency=1)
+    data = json.loads(path.read_text())
+    response = data["interactions"][0]["response"]
+    message = json.loads(response["body"]["string"])
+    edit(message)  # type: ignore[operator]
+    response["body"]["string"] = json.dumps(message)
+    path.write_text(json.dumps(data))
+    with pytest.raises(JudgeCassetteError, match=re.escape(str(path)) + ".*" + re.escape(problem)):
+        AnthropicJudge(cassette=JudgeCassette(path)).grade_all(ITEMS[:1])

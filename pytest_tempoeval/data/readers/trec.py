@@ -28,6 +28,7 @@ from pytest_tempoeval.data.readers.trec_tokens import (
     parse_ints,
     read_fields,
 )
+from pytest_tempoeval.data.values import MAX_GRADE
 from pytest_tempoeval.errors import GoldSetError, RunError, located
 
 TREC_RUN_FORMAT = "qid Q0 docid rank score tag"
@@ -177,6 +178,9 @@ def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -
     (-1 in its own ``qrels.rel_level``, -2 for junk in ClueWeb's web-track qrels)."""
     try:
         grades = parse_ints(text)
+        too_large = np.flatnonzero(np.abs(grades) > MAX_GRADE)
+        if too_large.size:
+            raise ValueError(int(too_large[0]))
     except ValueError as error:
         row = int(error.args[0])
         raise GoldSetError(
@@ -184,8 +188,9 @@ def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -
                 path,
                 int(lines[row]),
                 f"grade {text[row].decode(errors='replace')!r} of doc "
-                f"{docs[row].decode(errors='replace')!r} is not an integer; use 0 (judged "
-                "non-relevant), 1, 2, ... (negative grades are judged non-relevant too)",
+                f"{docs[row].decode(errors='replace')!r} is not an integer from -{MAX_GRADE:,} "
+                f"to {MAX_GRADE:,}; use 0 (judged non-relevant), 1, 2, ... (negative grades are "
+                "judged non-relevant too)",
             )
         ) from None
     return grades
