@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 SESSION = pytest.StashKey[TempoEvalSession]()
 CALL_FAILED = pytest.StashKey[bool]()
+# The test stopped on something other than a failed assertion: its judging may be unfinished.
+JUDGING_INTERRUPTED = pytest.StashKey[bool]()
 BASELINES = pytest.StashKey["BaselineStore"]()
 RECORD_MODES = ("none", "once", "new_episodes", "all")  # vcrpy's
 BUDGET_FILE = "tempoeval_judge_budget_file"
@@ -270,6 +272,8 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         return outcome
     except BaseException as error:
         item.stash[CALL_FAILED] = True  # update mode writes no baseline from a failed test
+        if not isinstance(error, (AssertionError, pytest.fail.Exception)):
+            item.stash[JUDGING_INTERRUPTED] = True
         from pytest_tempoeval.errors import JudgeDryRun
         from pytest_tempoeval.failures import trim, trimming
 
@@ -459,7 +463,9 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
     )
     yield judge
     state.add_judge_stats(judge.model, judge.stats)
-    cassette.save()  # only if something was recorded; kept even when the test failed
+    # Only if something was recorded; kept even when the test failed. A re-recording (all) that
+    # was interrupted keeps the old answers it did not ask again.
+    cassette.save(complete=not request.node.stash.get(JUDGING_INTERRUPTED, False))
 
 
 @pytest.fixture

@@ -96,6 +96,16 @@ class JudgeCassette:
             with _no_cyclic_gc():
                 for interaction in _read_interactions(self.path, command):
                     self._add(interaction)
+        # A whole re-recording (``all``) that fails partway must not shrink the file: until it is
+        # complete, saves keep the old answers it has not asked again.
+        self._previous: list[dict[str, Any]] = []
+        self._merged_on_disk = False
+        if exists and record_mode == "all":
+            try:
+                with _no_cyclic_gc():
+                    self._previous = _read_interactions(self.path, command)
+            except JudgeCassetteError:
+                pass  # an unreadable file is what a whole re-recording replaces
 
     def __len__(self) -> int:
         return len(self._answers)
@@ -168,9 +178,13 @@ class JudgeCassette:
         if time.monotonic() >= self._next_save:
             self.save()
 
-    def save(self) -> None:
-        """Write the cassette if anything was recorded (vcrpy's serializers, atomic replace)."""
-        if not self._recorded:
+    def save(self, complete: bool = False) -> None:
+        """Write the cassette if anything was recorded (vcrpy's serializers, atomic replace).
+
+        ``complete``: the test's judging finished. Only then does a whole re-recording (``all``)
+        drop the old answers it did not ask again; before, they are kept beside the new ones.
+        """
+        if not (self._recorded or (complete and self._merged_on_disk)):
             return
         started = time.monotonic()  # serializing is most of a save: it counts in the interval
         from vcr.serializers import jsonserializer, yamlserializer
@@ -178,7 +192,13 @@ class JudgeCassette:
         serializer = jsonserializer if self.path.suffix == ".json" else yamlserializer
         # Sorted by request: the file does not depend on which concurrent answer came first, so
         # a re-recording (or -n 4 against -n 0) gives the same file and a clean diff.
-        interactions = sorted(self._interactions, key=_sort_key)
+        interactions = self._interactions
+        self._merged_on_disk = bool(self._previous) and not complete
+        if self._merged_on_disk:
+            asked = set(self._positions)
+            kept = [old for old in self._previous if _key(old) not in asked]
+            interactions = kept + interactions
+        interactions = sorted(interactions, key=_sort_key)
         text = serializer.serialize({"interactions": interactions, "version": 1})
         if serializer is yamlserializer:
             text = _leading_comment(self.path) + text  # e.g. "recorded against the fake server"
@@ -190,13 +210,10 @@ class JudgeCassette:
     def _add(self, interaction: dict[str, Any], replace: bool = False) -> None:
         """Index an interaction. The first one stored for a body answers it (as in vcrpy), unless
         ``replace``: a judgment asked again (its reply was invalid) supersedes the stored one."""
-        request = interaction["request"]
-        if str(request.get("method", "")).upper() != "POST" or not str(
-            request.get("uri", "")
-        ).endswith(MESSAGES_PATH):
+        key = _key(interaction)
+        if key is None:
             self._interactions.append(interaction)
             return
-        key = _normalised_body(_text(request.get("body")))
         if key in self._positions and replace:
             self._interactions[self._positions[key]] = interaction
             self._answers[key] = interaction["response"]
@@ -205,6 +222,16 @@ class JudgeCassette:
         if key not in self._positions:
             self._positions[key] = len(self._interactions) - 1
             self._answers[key] = interaction["response"]
+
+
+def _key(interaction: dict[str, Any]) -> str | None:
+    """The normalised body of a Messages API request (None for any other interaction)."""
+    request = interaction["request"]
+    if str(request.get("method", "")).upper() != "POST" or not str(request.get("uri", "")).endswith(
+        MESSAGES_PATH
+    ):
+        return None
+    return _normalised_body(_text(request.get("body")))
 
 
 @contextmanager

@@ -561,3 +561,32 @@ def test_a_stored_response_with_fields_of_the_wrong_type_names_the_cassette(
     path.write_text(json.dumps(data))
     with pytest.raises(JudgeCassetteError, match=re.escape(str(path)) + ".*" + re.escape(problem)):
         AnthropicJudge(cassette=JudgeCassette(path)).grade_all(ITEMS[:1])
+
+
+def test_a_whole_rerecording_that_fails_partway_keeps_the_old_answers(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`all` mode used to replace a complete cassette with the few answers it got before failing."""
+    from pytest_tempoeval.testing import Fault
+
+    record(suite, monkeypatch)
+    before = (suite.path / CASSETTE).read_text()
+    assert before.count("uri:") == 2
+    with FakeMessagesServer() as server, monkeypatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", SENTINEL)
+        env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        # the first request is answered, every later one is malformed: the second judgment fails
+        server.inject(Fault.slow(0), *[Fault.malformed_reply()] * 6)
+        failed = suite.runpytest("--tempoeval-record-mode=all")
+        failed.assert_outcomes(failed=1)
+        assert "NoValidAnswer" in failed.stdout.str() or "no valid" in failed.stdout.str()
+        kept = (suite.path / CASSETTE).read_text()
+        assert kept.count("uri:") == 2  # one answer re-recorded, the other kept from before
+        assert suite.runpytest("--tempoeval-record-mode=none").ret == 0  # replays whole
+    with FakeMessagesServer() as server, monkeypatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", SENTINEL)
+        env.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        # a complete re-recording of a test that now asks less drops what it no longer asks
+        suite.makepyfile(test_judged=TEST.replace('["d2020", "d2016"]', '["d2016"]'))
+        suite.runpytest("--tempoeval-record-mode=all").assert_outcomes(passed=1)
+    assert (suite.path / CASSETTE).read_text().count("uri:") == 1
