@@ -1,6 +1,6 @@
 r"""LLM-judge thresholds, replayed from a shipped cassette: deterministic, free and offline.
 
-The cassette in fixtures/cassettes/test_llm_judge/ was recorded against the loopback fake Messages
+The cassette in fixtures/cassettes/examples/test_llm_judge/ was recorded against the loopback fake Messages
 API (``pytest_tempoeval.testing``, grades = 4 x year overlap), not against Claude, so anyone can
 re-record it without a key:
 

@@ -10,12 +10,81 @@ from pathlib import Path
 
 
 def per_test_path(directory: Path, nodeid: str, suffix: str) -> Path:
-    """``<directory>/<test module>/<Class.>test name<suffix>``: pytest-recording's layout, with the
-    class in the name so ``TestA::test_x`` and ``TestB::test_x`` get their own files."""
+    """``<directory>/<test module path>/<Class.>test name<suffix>``: pytest-recording's layout,
+    made injective: two node ids never share a file.
+
+    The module keeps its path from the rootdir (``pkg1/test_m.py`` and ``pkg2/test_m.py`` differ),
+    and every character outside ``[A-Za-z0-9_.-[]]`` is percent-escaped, not collapsed (``a/b``,
+    ``a_b`` and ``a b`` differ). A name too long for a file system keeps its first 100 characters
+    and gets a hash of the whole node id.
+    """
+    module, _, rest = nodeid.partition("::")
+    module_dir = directory.joinpath(*_module_parts(module))
+    base, bracket, parameters = rest.partition("[")
+    name = ".".join(_escaped(part) for part in base.split("::")) if base else ""
+    name += _escaped(bracket + parameters)
+    if len((name + suffix).encode()) > _MAX_NAME_BYTES:
+        import hashlib
+
+        digest = hashlib.sha256(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        name = re.sub(r"%[0-9A-F]?$", "", name[:100]) + "-" + digest
+    return module_dir / f"{name}{suffix}"
+
+
+def legacy_test_path(directory: Path, nodeid: str, suffix: str) -> Path:
+    """Where files were before :func:`per_test_path` was injective (the module's file name only,
+    other characters collapsed to ``_``): read from there, with a warning, until rewritten."""
     module, *names = nodeid.split("::")
-    # Parametrized ids may hold path separators.
     name = re.sub(r"[^\w.\-\[\]]+", "_", ".".join(names))
     return directory / Path(module).stem / f"{name}{suffix}"
+
+
+def test_file(directory: Path, nodeid: str, suffix: str) -> tuple[Path, Path | None]:
+    """The test's file, and its legacy place (:func:`legacy_test_path`) when only that exists: a
+    candidate to read, which the caller confirms belongs to this test, then :func:`warn_legacy`."""
+    path = per_test_path(directory, nodeid, suffix)
+    legacy = legacy_test_path(directory, nodeid, suffix)
+    if legacy == path or path.exists() or not legacy.is_file():
+        return path, None
+    return path, legacy
+
+
+def warn_legacy(legacy: Path, path: Path, what: str) -> None:
+    import warnings
+
+    warnings.warn(
+        f"{legacy}: read from its old place; its place is now {path} (test files keep their "
+        f"module's path and every character of the test id). Move it there (git mv); {what}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
+def module_key(nodeid: str) -> str:
+    """The folder of a test module's files, relative to the cassette or baseline directory."""
+    return "/".join(_module_parts(nodeid.partition("::")[0]))
+
+
+_MAX_NAME_BYTES = 200  # file systems allow 255 bytes per name; room for temporaries' affixes
+_KEPT = re.compile(r"[A-Za-z0-9_.\-\[\]]")
+
+
+def _escaped(text: str) -> str:
+    return "".join(
+        char
+        if _KEPT.fullmatch(char)
+        else "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+        for char in text
+    )
+
+
+def _module_parts(module: str) -> list[str]:
+    stem = module.removesuffix(".py")
+    parts = [part for part in stem.split("/") if part]
+    # "." and ".." would leave the directory: escaped whole
+    return [
+        _escaped(part) if part not in (".", "..") else part.replace(".", "%2E") for part in parts
+    ]
 
 
 @cache

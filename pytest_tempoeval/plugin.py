@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_tempoeval.files import module_key
 from pytest_tempoeval.gate.randomization import CORRECTIONS
 from pytest_tempoeval.metrics.checks import active_recorders, policy
 from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession
@@ -249,13 +250,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
     for arg in session.config.args:  # node ids select part of a module
         if "::" in arg:
-            state.partial_modules.add(Path(arg.split("::", 1)[0]).stem)
+            module = Path(arg.split("::", 1)[0]).resolve()
+            if module.is_relative_to(session.config.rootpath):
+                relative = module.relative_to(session.config.rootpath).as_posix()
+                state.partial_modules.add(module_key(relative))
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
     if items:
         state = items[0].config.stash[SESSION]
-        state.partial_modules.update(Path(item.path).stem for item in items)
+        state.partial_modules.update(module_key(item.nodeid) for item in items)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -422,7 +426,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
     """
     from pytest_tempoeval.errors import JudgeCassetteError
     from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL, AnthropicJudge
-    from pytest_tempoeval.judge.cassettes import JudgeCassette, cassette_path, rerecord_command
+    from pytest_tempoeval.judge.cassettes import JudgeCassette, cassette_file, rerecord_command
     from pytest_tempoeval.reports.progress import progress_line, status_line
 
     config = request.config
@@ -434,9 +438,10 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
             f"tempoeval_cassette_serializer must be yaml or json, got {serializer!r}"
         )
     directory = config.rootpath / config.getini("tempoeval_cassette_dir")
-    path = cassette_path(directory, request.node.nodeid, serializer)
+    path, legacy = cassette_file(directory, request.node.nodeid, serializer)
+    command = rerecord_command(request.node.nodeid, (legacy or path).is_file())
     try:
-        cassette = JudgeCassette(path, mode, rerecord_command(request.node.nodeid, path.is_file()))
+        cassette = JudgeCassette(path, mode, command, source=legacy)
     except JudgeCassetteError as error:
         problem = str(error)
     else:

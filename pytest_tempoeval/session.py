@@ -266,7 +266,8 @@ class TempoEvalSession:
             for test in self.passed_tests
         }
         unused = {name for name in ran - self.checked_baselines if (directory / name).is_file()}
-        modules = {name.split("/", 1)[0] for name in self.selected_baselines} - self.partial_modules
+        modules = {name.rsplit("/", 1)[0] for name in self.selected_baselines}
+        modules -= self.partial_modules
         for module in modules:
             for file in (directory / module).glob("*.json"):
                 name = f"{module}/{file.name}"

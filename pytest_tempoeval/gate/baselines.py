@@ -33,7 +33,7 @@ from typing import Any
 
 from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_NAMED
 from pytest_tempoeval.errors import BaselineError, BaselineRegression
-from pytest_tempoeval.files import per_test_path, write_atomically
+from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
 from pytest_tempoeval.gate import randomization
 from pytest_tempoeval.metrics.explain import query_lines
 
@@ -222,6 +222,7 @@ class BaselineStore:
         self._on_check = on_check  # reports each comparison to the session
         self._entries: dict[str, dict[str, Any]] = {}  # checked in this test, by key
         self._stored: dict[str, Any] | None = None
+        self.source: Path | None = None  # the legacy place to read from, until the next write
 
     def __repr__(self) -> str:
         return f"BaselineStore({str(self.path)!r}, update={self.update})"
@@ -229,7 +230,13 @@ class BaselineStore:
     @classmethod
     def for_test(cls, directory: Path, test: str, update: bool, **options: Any) -> BaselineStore:
         """The store of the test with node id ``test``."""
-        return cls(baseline_path(directory, test), update, test, **options)
+        path, legacy = test_file(directory, test, ".json")
+        store = cls(path, update, test, **options)
+        if legacy is not None and _owner(legacy) in (None, test):
+            # read there while the file is at its legacy place; the next update moves it
+            warn_legacy(legacy, path, "--tempoeval-update-baseline moves it")
+            store.source = legacy
+        return store
 
     @property
     def update_command(self) -> str:
@@ -400,7 +407,7 @@ class BaselineStore:
         if self._stored is not None:
             return self._stored
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = (self.source or self.path).read_text(encoding="utf-8")
         except FileNotFoundError:
             raise BaselineError(
                 f"{self.path}: no baseline yet. Create it with: {self.update_command}"
@@ -427,7 +434,8 @@ class BaselineStore:
             raise BaselineError(
                 f"{self.path}: this baseline belongs to {owner}, not {self.test_id}: "
                 "two tests map to one file "
-                "(same module name in two directories?). Rename one test module."
+                "(a file from before test files kept their module's path?). Move it, or "
+                "rewrite it with --tempoeval-update-baseline."
             )
         return self._stored
 
@@ -441,6 +449,9 @@ class BaselineStore:
         except (OSError, UnicodeDecodeError):
             pass
         write_atomically(self.path, text)
+        if self.source is not None:  # moved from its legacy place
+            self.source.unlink(missing_ok=True)
+            self.source = None
         return True
 
     def finish(self) -> bool:
@@ -499,6 +510,17 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
 
 
 _SCORE_BOUND = 1e6
+
+
+def _owner(path: Path) -> str | None:
+    """The test a baseline file says it belongs to (None when it cannot tell): a legacy place may
+    hold another test's file, which is never read or moved for this one."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    owner = data.get("test") if isinstance(data, dict) else None
+    return owner if isinstance(owner, str) else None
 
 
 def _finite(value: float) -> bool:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tempoeval.errors import JudgeCassetteError
-from pytest_tempoeval.files import per_test_path, write_atomically
+from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
 # Only these headers are stored: nothing secret or account-specific can slip through under a new
@@ -46,7 +46,19 @@ _NO_RECORDING_INTO_EXISTING = "does not record into an existing cassette"
 
 def cassette_path(directory: Path, test: str, serializer: str = "yaml") -> Path:
     """The cassette of the test with node id ``test``."""
-    return per_test_path(directory, test, ".json" if serializer == "json" else ".yaml")
+    return per_test_path(directory, test, _suffix(serializer))
+
+
+def cassette_file(directory: Path, test: str, serializer: str = "yaml") -> tuple[Path, Path | None]:
+    """The cassette's path, and its legacy place to read while only that one exists."""
+    path, legacy = test_file(directory, test, _suffix(serializer))
+    if legacy is not None:
+        warn_legacy(legacy, path, "the next recording writes it there, and leaves the old file")
+    return path, legacy
+
+
+def _suffix(serializer: str) -> str:
+    return ".json" if serializer == "json" else ".yaml"
 
 
 def rerecord_command(test: str, cassette_exists: bool = False) -> str:
@@ -74,15 +86,19 @@ class JudgeCassette:
         record_mode: str = "none",
         command: str = "--tempoeval-record-mode=once",
         save_every: float = SAVE_EVERY_SECONDS,
+        source: Path | None = None,
     ) -> None:
         if record_mode not in RECORD_MODES:
             raise ValueError(
                 f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}"
             )
         self.path = Path(path)
+        # Read from here while the file is at its legacy place; the next save moves it to path.
+        self.source = Path(source) if source is not None else None
+        read_from = self.source or self.path
         self.record_mode = record_mode
         self.command = command
-        exists = self.path.is_file()
+        exists = read_from.is_file()
         self.recording = record_mode in ("new_episodes", "all") or (
             record_mode == "once" and not exists
         )
@@ -94,7 +110,7 @@ class JudgeCassette:
         self._next_save = time.monotonic() + save_every
         if exists and record_mode != "all":
             with _no_cyclic_gc():
-                for interaction in _read_interactions(self.path, command):
+                for interaction in _read_interactions(read_from, command):
                     self._add(interaction)
         # A whole re-recording (``all``) that fails partway must not shrink the file: until it is
         # complete, saves keep the old answers it has not asked again.
@@ -103,7 +119,7 @@ class JudgeCassette:
         if exists and record_mode == "all":
             try:
                 with _no_cyclic_gc():
-                    self._previous = _read_interactions(self.path, command)
+                    self._previous = _read_interactions(read_from, command)
             except JudgeCassetteError:
                 pass  # an unreadable file is what a whole re-recording replaces
 
@@ -140,7 +156,7 @@ class JudgeCassette:
         return message
 
     def miss(self) -> JudgeCassetteError:
-        if not self._interactions and not self.path.exists():
+        if not self._interactions and not (self.source or self.path).exists():
             return JudgeCassetteError(
                 f"the cassette {self.path} does not exist "
                 f"(record mode {self.record_mode!r} replays only). "
@@ -201,8 +217,12 @@ class JudgeCassette:
         interactions = sorted(interactions, key=_sort_key)
         text = serializer.serialize({"interactions": interactions, "version": 1})
         if serializer is yamlserializer:
-            text = _leading_comment(self.path) + text  # e.g. "recorded against the fake server"
+            # e.g. "recorded against the fake server"
+            text = _leading_comment(self.source or self.path) + text
         write_atomically(self.path, text)
+        # A legacy place may hold another test's cassette (the old mapping collapsed ids): it is
+        # copied from, never removed.
+        self.source = None
         self._recorded = 0
         finished = time.monotonic()
         self._next_save = finished + max(self._save_every, 10 * (finished - started))

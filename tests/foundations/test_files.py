@@ -63,3 +63,47 @@ def test_temporaries_of_killed_writers_are_removed_at_the_next_write(tmp_path: P
     assert sorted(os.listdir(tmp_path)) == sorted(
         ["cassette.yaml", running.name, young_old_style.name, other.name]
     )
+
+
+ID_CLASHES = [
+    "t.py::test_x[a/b]",
+    "t.py::test_x[a_b]",
+    "t.py::test_x[a:b]",
+    "t.py::test_x[a b]",
+    "t.py::test_x[a+b]",
+    "t.py::test_q[in 2020?]",
+    "t.py::test_q[in 2020!]",
+    "t.py::test_x[a::b]",
+    "t.py::test_x[a.b]",
+    "pkg1/test_m.py::test_x",
+    "pkg2/test_m.py::test_x",
+    "t.py::TestA::test_x",
+    "t.py::test_x[%41]",
+    "t.py::test_x[A]",
+    "../up.py::test_x",
+]
+
+
+def test_every_node_id_gets_its_own_file_inside_the_directory(tmp_path: Path) -> None:
+    """The sweep of issue 16 mapped each group of these to one file."""
+    from pytest_tempoeval.files import per_test_path
+
+    paths = [per_test_path(tmp_path, nodeid, ".yaml") for nodeid in ID_CLASHES]
+    assert len(set(paths)) == len(ID_CLASHES)
+    assert all(path.resolve().is_relative_to(tmp_path) for path in paths)
+    assert per_test_path(tmp_path, "test_m.py::TestA::test_x[1-2]", ".json") == (
+        tmp_path / "test_m" / "TestA.test_x[1-2].json"  # the usual id keeps its usual name
+    )
+
+
+@pytest.mark.parametrize("length", [241, 1000])
+def test_a_very_long_id_gets_a_bounded_name_that_can_be_written(
+    tmp_path: Path, length: int
+) -> None:
+    from pytest_tempoeval.files import per_test_path
+
+    long_id, other = f"t.py::test_x[{'é' * length}]", f"t.py::test_x[{'é' * length}é]"
+    path = per_test_path(tmp_path, long_id, ".yaml")
+    assert len(path.name.encode()) <= 200 and path != per_test_path(tmp_path, other, ".yaml")
+    write_atomically(path, "ok\n")
+    assert path.read_text() == "ok\n"

@@ -1,0 +1,70 @@
+"""Which file holds a test's baseline or cassette: one per node id, and files at their old
+(pre-injective) places still found, then moved by the next write."""
+
+import pytest
+from plugin_helpers import BASELINE_TESTS, XDIST_MODES, make_baseline_suite
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_same_module_name_in_two_packages_gets_two_baselines_and_none_is_unused(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    make_baseline_suite(pytester, monkeypatch)
+    for package in ("pkg1", "pkg2"):
+        (pytester.path / package).mkdir()
+        (pytester.path / package / "__init__.py").write_text("")  # two modules named test_m
+        (pytester.path / package / "test_m.py").write_text(BASELINE_TESTS)
+    (pytester.path / "test_module.py").unlink()
+    pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=4)
+    written = sorted(p.relative_to(pytester.path).as_posix() for p in pytester.path.rglob("*.json"))
+    assert written == [
+        "base/pkg1/test_m/test_gate.json",
+        "base/pkg1/test_m/test_other.json",
+        "base/pkg2/test_m/test_gate.json",
+        "base/pkg2/test_m/test_other.json",
+    ]
+    only_one = pytester.runpytest(*xdist, "pkg1")
+    only_one.assert_outcomes(passed=2)
+    assert "unused baseline" not in only_one.stdout.str()  # pkg2's files are not pkg1's leftovers
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_parametrize_ids_that_used_to_collapse_get_their_own_baselines(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    make_baseline_suite(pytester, monkeypatch)
+    pytester.makepyfile(
+        test_module="""
+        import pytest
+        from pytest_tempoeval import Run, ndcg
+
+        @pytest.mark.parametrize("name", ["a/b", "a_b", "a b", "a:b"])
+        @pytest.mark.tempoeval(gold="gold.yaml")
+        def test_p(tempoeval_gold, tempoeval_baseline, name):
+            run = Run({q: ([f"d{i}"] if name == "a_b" else [f"x{i}"])
+                       for i, q in enumerate(sorted(tempoeval_gold.queries))})
+            tempoeval_baseline.check(ndcg(run, tempoeval_gold, k=2))
+        """
+    )
+    pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=4)
+    assert len(list((pytester.path / "base" / "test_module").glob("*.json"))) == 4
+    pytester.runpytest(*xdist).assert_outcomes(passed=4)  # each replays its own scores
+
+
+def test_a_baseline_at_its_old_place_is_read_with_a_warning_and_moved_by_the_update(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_baseline_suite(pytester, monkeypatch)
+    (pytester.path / "pkg").mkdir()
+    (pytester.path / "test_module.py").rename(pytester.path / "pkg" / "test_module.py")
+    pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=2)
+    new = pytester.path / "base" / "pkg" / "test_module" / "test_gate.json"
+    old = pytester.path / "base" / "test_module" / "test_gate.json"  # before: the basename only
+    old.parent.mkdir()
+    new.rename(old)
+    checked = pytester.runpytest("-W", "always::DeprecationWarning")
+    checked.assert_outcomes(passed=2)
+    checked.stdout.fnmatch_lines(["*test_gate.json: read from its old place; its place is now *"])
+    assert old.exists() and not new.exists()  # a check never moves or writes
+    pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=2)
+    assert new.exists() and not old.exists()
