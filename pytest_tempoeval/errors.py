@@ -9,6 +9,7 @@ bad retriever.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import warnings
 
@@ -34,7 +35,13 @@ class MetricError(TempoEvalError, ValueError):
 
 
 class JudgeError(TempoEvalError, RuntimeError):
-    """An LLM judge failed to give a valid judgment. Never scored as 0."""
+    """An LLM judge failed to give a valid judgment. Never scored as 0.
+
+    Its message passes through :func:`scrub_secrets`: API errors quote requests and responses, and
+    the message reaches the terminal, logs and JUnit XML."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(scrub_secrets(arg) if isinstance(arg, str) else arg for arg in args))
 
 
 class InvalidReply(JudgeError):
@@ -112,3 +119,26 @@ def located(path: object, line: int | None, message: str) -> str:
     """Format ``path:line: message`` the way compilers and pytest do, so editors can jump there."""
     where = f"{path}:{line}" if line is not None else f"{path}"
     return f"{where}: {message}"
+
+
+# What a secret looks like in an error text: an Anthropic key, a bearer token, a key-like header or
+# parameter with its value, and the query string of a URL (gateways take keys there).
+_SECRETS = [
+    (re.compile(r"(https?://[^\s?#\"'<>]+)\?[^\s\"'#<>]*"), r"\1?<hidden>"),
+    (re.compile(r"sk-ant-[A-Za-z0-9_\-]+"), "sk-ant-<hidden>"),
+    (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]+"), r"\1<hidden>"),
+    (
+        re.compile(
+            r"(?i)\b(x-api-key|api[_-]?key|authorization|token)([\"']?\s*[:=]\s*[\"']?)[^\s\"',}&]+"
+        ),
+        r"\1\2<hidden>",
+    ),
+]
+
+
+def scrub_secrets(text: str) -> str:
+    """``text`` with API keys, bearer tokens, key-like values and URL query strings hidden: the one
+    scrubber every judge error passes through."""
+    for pattern, replacement in _SECRETS:
+        text = pattern.sub(replacement, text)
+    return text

@@ -72,3 +72,25 @@ def test_the_scan_finds_each_kind_of_leak(leak: str) -> None:
     """The patterns above really match what they are for (built at run time, so no file holds
     one)."""
     assert any(pattern.search(leak) for pattern in SECRET_VALUES)
+
+
+@pytest.mark.parametrize(
+    ("text", "hidden"),
+    [
+        ("Error code: 401 - {'error': 'bad key sk-ant-api03-abcDEF_123-xyz'}", "abcDEF_123"),
+        ("Authorization: Bearer abc.def-123", "abc.def-123"),
+        ("x-api-key: s3cret-value", "s3cret-value"),
+        ("POST http://gw.example/v1/messages?token=s3cret&x=1 failed", "s3cret"),
+        ("{'api_key': 's3cret-value'}", "s3cret-value"),
+    ],
+)
+def test_every_judge_error_passes_through_the_scrubber(text: str, hidden: str) -> None:
+    from pytest_tempoeval import JudgeCassetteError, JudgeError, NoValidAnswer
+
+    for error in (JudgeError, NoValidAnswer, JudgeCassetteError):
+        assert hidden not in str(error(f"the judge failed: {text}"))
+    from pytest_tempoeval.errors import scrub_secrets
+
+    assert "<hidden>" in scrub_secrets(text)
+    path = "the cassette fixtures/cassettes/t/test_x[a%20b].yaml does not exist"
+    assert scrub_secrets(path) == path  # nothing else is touched
