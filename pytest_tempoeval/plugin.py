@@ -114,6 +114,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "Cap on the new judge requests a session may send (default: no cap).",
     )
     parser.addini(
+        "tempoeval_judge_prompt_style",
+        "seed (default: the TempoEval prompts word for word) or delimited (query and document "
+        "text fenced, so that a heading inside them cannot restructure the prompt).",
+        default="seed",
+    )
+    parser.addini(
         "tempoeval_judge_batch_poll",
         "Seconds between polls of a Message Batch (--tempoeval-judge-batch).",
         default="30",
@@ -456,6 +462,11 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
             "ini tempoeval_judge_batch_poll must be a number of seconds"
         ) from None
     progress = progress_line(config) if cassette.recording else None  # silent in replay
+    style = config.getini("tempoeval_judge_prompt_style")
+    if style not in ("seed", "delimited"):
+        raise pytest.UsageError(
+            f"ini tempoeval_judge_prompt_style must be seed or delimited, got {style!r}"
+        )
     judge = AnthropicJudge(
         model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
         cassette=cassette,
@@ -465,6 +476,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         batch=batch,
         batch_poll=poll,
         batch_status=status_line(config) if batch else None,
+        prompt_style=style,
     )
     yield judge
     state.add_judge_stats(judge.model, judge.stats)

@@ -29,7 +29,7 @@ from pytest_tempoeval.metrics.llm_judgments import (
     read_grade,
     read_verdict,
 )
-from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
+from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES, graded_prompt, verdict_prompt
 
 if TYPE_CHECKING:
     from pytest_tempoeval.judge.budget import RequestBudget
@@ -65,11 +65,18 @@ class AnthropicJudge:
         batch: bool = False,
         batch_poll: float = 30.0,
         batch_status: Callable[[str], None] | None = None,
+        prompt_style: str = "seed",
     ) -> None:
+        if prompt_style not in PROMPT_STYLES:
+            raise ValueError(
+                f"prompt_style must be one of {', '.join(PROMPT_STYLES)}, got {prompt_style!r}"
+            )
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         _refuse_secrets_in_url(base_url or os.environ.get("ANTHROPIC_BASE_URL"))
         self.model = model
+        # "seed": the metric pages' prompts word for word; "delimited": query and document fenced
+        self.prompt_style = prompt_style
         self.max_concurrency = max_concurrency
         self.stats = JudgeStats()
         self.cassette = cassette  # answers first, and records what the API says, when it may
@@ -211,8 +218,8 @@ class AnthropicJudge:
     ) -> str:
         query_id, query, _, document = item
         if graded:
-            return graded_prompt(query, document)
-        return verdict_prompt(query, document, temporal_focus.get(query_id))
+            return graded_prompt(query, document, self.prompt_style)
+        return verdict_prompt(query, document, temporal_focus.get(query_id), self.prompt_style)
 
     def _body(self, prompt: str) -> dict[str, Any]:
         """The Messages request for a prompt: what is sent, recorded and matched on replay."""

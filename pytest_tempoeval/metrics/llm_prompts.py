@@ -6,6 +6,8 @@ drop-in classes) asks them. Changing a prompt changes every recorded judgment's 
 cassettes miss on purpose.
 """
 
+import re
+
 GRADED_RELEVANCE_PROMPT = """## Task
 Rate the temporal relevance of this document to the query on a scale of 0-4.
 
@@ -58,11 +60,46 @@ Respond ONLY with valid JSON:
 """
 
 
-def graded_prompt(query: str, document: str) -> str:
+# The longest document text a prompt carries; a longer one is cut, and the prompt says so. Far
+# above a retrieved passage, and it bounds what one judgment can cost.
+MAX_DOCUMENT_CHARS = 20_000
+PROMPT_STYLES = ("seed", "delimited")
+
+
+def graded_prompt(query: str, document: str, style: str = "seed") -> str:
+    query, document = _prepared(query, document, style)
     return GRADED_RELEVANCE_PROMPT.format(query=query, document=document)
 
 
-def verdict_prompt(query: str, document: str, temporal_focus: str | None) -> str:
+def verdict_prompt(
+    query: str, document: str, temporal_focus: str | None, style: str = "seed"
+) -> str:
+    query, document = _prepared(query, document, style)
     return BINARY_VERDICT_PROMPT.format(
         query=query, document=document, temporal_focus=temporal_focus or "specific_time"
     )
+
+
+def _prepared(query: str, document: str, style: str) -> tuple[str, str]:
+    """The texts as the prompt carries them: the document cut at MAX_DOCUMENT_CHARS, and with
+    ``style="delimited"`` both fenced, so that a heading or a quote inside them is text, not part
+    of the prompt's structure. ``"seed"`` (the default) is the metric pages' prompt, word for word.
+    """
+    if style not in PROMPT_STYLES:
+        raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLES)}, got {style!r}")
+    if len(document) > MAX_DOCUMENT_CHARS:
+        document = (
+            document[:MAX_DOCUMENT_CHARS]
+            + f"\n[document truncated: the first {MAX_DOCUMENT_CHARS:,} of {len(document):,} "
+            "characters]"
+        )
+    if style == "delimited":
+        query, document = _fenced(query), _fenced(document)
+    return query, document
+
+
+def _fenced(text: str) -> str:
+    """``text`` in a fenced block whose fence is longer than any run of backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
