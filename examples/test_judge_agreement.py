@@ -5,9 +5,9 @@ compares its grades with the assessors' (quadratic-weighted Cohen's kappa). Run 
 model or prompt changes: a drop means the judge no longer grades the way the team's assessors do,
 and every llm-mode score built on it moves for that reason alone.
 
-The cassette in fixtures/cassettes/examples/test_judge_agreement/ was recorded against the loopback fake
-Messages API (grades = 4 x year overlap), not against Claude; see examples/test_llm_judge.py for
-how to re-record it.
+The cassette in fixtures/cassettes/examples/test_judge_agreement/ was recorded against the
+loopback fake Messages API (grades = 4 x year overlap), not against Claude; see
+examples/test_llm_judge.py for how to re-record it.
 """
 
 import pytest

@@ -1,8 +1,8 @@
 r"""LLM-judge thresholds, replayed from a shipped cassette: deterministic, free and offline.
 
-The cassette in fixtures/cassettes/examples/test_llm_judge/ was recorded against the loopback fake Messages
-API (``pytest_tempoeval.testing``, grades = 4 x year overlap), not against Claude, so anyone can
-re-record it without a key:
+The cassette in fixtures/cassettes/examples/test_llm_judge/ was recorded against the loopback fake
+Messages API (``pytest_tempoeval.testing``, grades = 4 x year overlap), not against Claude, so
+anyone can re-record it without a key:
 
     python -m pytest_tempoeval.testing &  # prints ANTHROPIC_BASE_URL=http://127.0.0.1:PORT
     ANTHROPIC_BASE_URL=... ANTHROPIC_API_KEY=fake pytest examples/test_llm_judge.py \

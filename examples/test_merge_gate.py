@@ -1,7 +1,8 @@
 """Merge gate: the reranker must not regress against its recorded baseline.
 
-The baseline (fixtures/baselines/examples/test_merge_gate/test_reranker_has_not_regressed.json) holds
-the per-query scores of the last accepted version. A check fails only on a real drop: the mean fell
+The baseline
+(fixtures/baselines/examples/test_merge_gate/test_reranker_has_not_regressed.json) holds the
+per-query scores of the last accepted version. A check fails only on a real drop: the mean fell
 by more than ``max_drop`` *and* a paired randomization test over the 61 queries says the drop is
 significant (p < 0.05). When the retriever improves, the summary says "baseline can be raised".
 

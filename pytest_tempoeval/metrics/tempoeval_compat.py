@@ -190,7 +190,17 @@ def _focus_inputs(qft: Any, dfts: Any) -> tuple[FocusTime, list[FocusTime]]:
         raise MetricError(
             "focus-time mode needs qft= (the query's years) and dfts= (each document's years)"
         )
-    return FocusTime.parse(qft), [FocusTime.parse(dft) for dft in dfts]
+    return _focus_time(qft), [_focus_time(dft) for dft in dfts]
+
+
+def _focus_time(value: Any) -> FocusTime:
+    """A focus time as TempoEval's classes take one: ours, a list of years, or TempoEval's own
+    ``FocusTime`` (what its ``FocusTime.from_years`` and ``extract_qft`` return: a ``years`` set;
+    its optional weights do not enter the set-based metrics)."""
+    years = getattr(value, "years", None)
+    if not isinstance(value, FocusTime) and isinstance(years, (set, frozenset, list, tuple)):
+        return FocusTime.parse(sorted(years))
+    return FocusTime.parse(value)
 
 
 def _gold_inputs(retrieved_ids: Any, gold_ids: Any) -> tuple[list[float], list[float]]:
@@ -209,9 +219,9 @@ def _gold_inputs(retrieved_ids: Any, gold_ids: Any) -> tuple[list[float], list[f
             grades[str(doc)] = float(grade)
     else:
         grades = {str(doc): 1.0 for doc in gold_ids}
+    # TempoEval reads each position on its own, so an id may repeat (its docs' example lists
+    # "irrelevant" nine times); Run and the TREC readers refuse repeats, as trec_eval does.
     retrieved = [str(doc) for doc in retrieved_ids]
-    if len(set(retrieved)) != len(retrieved):
-        raise MetricError("retrieved_ids lists a document twice")
     return [grades.get(doc, 0.0) for doc in retrieved], list(grades.values())
 
 
