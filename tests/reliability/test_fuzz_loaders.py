@@ -217,9 +217,25 @@ class Loader:
 
 
 def load_qrels(path: Path) -> object:
-    return GoldSet.from_trec_qrels(
-        path
-    ).queries  # qrels are grouped lazily: building the queries is part of loading
+    return scored(GoldSet.from_trec_qrels(path))  # grouped lazily: scoring builds the queries
+
+
+def load_gold(path: Path) -> object:
+    return scored(GoldSet.load(path))
+
+
+def scored(gold: GoldSet) -> object:
+    """What loads must also score: a gold set whose grades or k load but overflow in a metric
+    (a grade of 2**63, ``k: 2**40``) is a loader bug. Scored with a run of its own judged
+    documents, in gold mode and focus-time mode, at the gold set's k."""
+    from pytest_tempoeval import ndcg, precision, temporal_ndcg
+
+    rankings = {query.id: list(query.relevant) for query in gold.queries.values() if query.relevant}
+    if not rankings:
+        return gold
+    run = Run(rankings)
+    k = gold.k or 10
+    return [float(metric(run, gold, k=k)) for metric in (ndcg, precision, temporal_ndcg)]
 
 
 def load_trec_run(path: Path) -> object:
@@ -252,7 +268,15 @@ BEIR_QRELS_SEEDS = [b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td1\t
 
 
 def read_baseline(path: Path) -> object:
-    return BaselineStore(path, update=False, test_id="t.py::t").read()
+    """Read, then gated against itself shifted down: extreme stored values (1e308) must be refused
+    when read, not overflow in the gate's sums."""
+    from pytest_tempoeval.gate.baselines import compare
+
+    data = BaselineStore(path, update=False, test_id="t.py::t").read()
+    for key, entry in data["results"].items():
+        scores = entry["per_query"]
+        compare(key, scores, {query: score - 0.5 for query, score in scores.items()}, 0.0, 0.05)
+    return data
 
 
 def yaml_loader(
@@ -272,8 +296,8 @@ def json_loader(name: str, load: Load, error: type[TempoEvalError], trees: list[
 LOADERS = {
     loader.name: loader
     for loader in [
-        yaml_loader("gold_yaml", GoldSet.load, GoldSetError, GOLD_TREES, GOLD_YAML_TEXT),
-        json_loader("gold_json", GoldSet.load, GoldSetError, GOLD_TREES),
+        yaml_loader("gold_yaml", load_gold, GoldSetError, GOLD_TREES, GOLD_YAML_TEXT),
+        json_loader("gold_json", load_gold, GoldSetError, GOLD_TREES),
         Loader("trec_qrels", ".qrels", load_qrels, GoldSetError, tuple(QRELS_SEEDS)),
         Loader("trec_run", ".run", load_trec_run, RunError, tuple(TREC_RUN_SEEDS)),
         Loader("beir_corpus", ".jsonl", load_beir_corpus, GoldSetError, tuple(BEIR_CORPUS_SEEDS)),
