@@ -565,7 +565,11 @@ def _explainer(
                     value = 1.0 if relevance.relevant[position, rank] else 0.0
             retrieved.append((doc, value))
         ideal = relevance.ideal_documents(position, shown, binary)
-        note = "not in the run: scored as an empty ranking" if relevance.missing[position] else ""
-        return QueryExplanation(query_id, retrieved, ideal, note)
+        notes = (
+            ["not in the run: scored as an empty ranking"] if relevance.missing[position] else []
+        )
+        if relevance.notes and position in relevance.notes:
+            notes.append(relevance.notes[position])
+        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes))
 
     return explain

@@ -37,6 +37,7 @@ from pytest_tempoeval.metrics.focus_index import (
     similarity_table,
 )
 from pytest_tempoeval.metrics.llm_judgments import Judge
+from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
 
 # Why a query is left out of a mean.
 NO_FOCUS_TIME = "no focus time (none given, none found in its text)"
@@ -75,6 +76,7 @@ class Relevance:
     negative: np.ndarray | None = None
     # first-relevant-only (RR, Success): the same relevance with every rank joined, on demand
     complete: Callable[[], Relevance] | None = None
+    notes: dict[int, str] | None = None  # query position -> what its explanation should add
 
 
 # -- gold mode ------------------------------------------------------------------------------------
@@ -308,6 +310,7 @@ def llm_relevance(
         )
     rows = ranked_rows(run, gold, depth)
     items, positions, excluded = [], [], {}
+    cut: dict[int, int] = {}  # query position -> documents the prompt cuts at MAX_DOCUMENT_CHARS
     documents = gold.documents
     for position, query in enumerate(gold.queries.values()):
         if not query.text:
@@ -325,6 +328,8 @@ def llm_relevance(
                 continue
             items.append((query.id, query.text, doc, text))
             positions.append((position, rank))
+            if len(text) > MAX_DOCUMENT_CHARS:
+                cut[position] = cut.get(position, 0) + 1
     if graded:
         judgments = judge.grade_all(items)
     else:
@@ -356,4 +361,9 @@ def llm_relevance(
         run_of_gold(run, gold) < 0,
         ideal_documents,
         getattr(judge, "model", None),
+        notes={
+            position: f"{count} document{'s' if count > 1 else ''} longer than "
+            f"{MAX_DOCUMENT_CHARS:,} characters, cut for the judge"
+            for position, count in cut.items()
+        },
     )

@@ -213,3 +213,28 @@ def test_the_prompt_style_is_checked_and_changes_the_request(tmp_path: Path) -> 
         judge = AnthropicJudge(api_key="k", base_url=server.base_url, prompt_style="delimited")
         judge.grade_all([("q", "When?", "d", "In 2020.")])
         assert "```text\nIn 2020.\n```" in server.requests[0]["messages"][0]["content"]
+
+
+def test_a_document_cut_for_the_judge_is_noted_in_the_explanation() -> None:
+    from pytest_tempoeval import GoldSet, Run, temporal_ndcg
+    from pytest_tempoeval.metrics.llm_judgments import Judgment
+    from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
+
+    class Scripted:
+        model = "scripted"
+
+        def grade_all(self, items: list) -> list[Judgment]:
+            return [Judgment(query_id, doc_id, 4) for query_id, _, doc_id, _ in items]
+
+    gold = GoldSet.from_dict(
+        {
+            "version": 1,
+            "documents": {"long": {"text": "x" * (MAX_DOCUMENT_CHARS + 1)}, "short": {"text": "y"}},
+            "queries": [{"id": "q", "text": "When?"}],
+        }
+    )
+    result = temporal_ndcg(Run({"q": ["long", "short"]}), gold, k=2, mode="llm", judge=Scripted())
+    assert (
+        result.explain_query("q").note
+        == "1 document longer than 20,000 characters, cut for the judge"
+    )
