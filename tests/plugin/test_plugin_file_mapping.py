@@ -68,3 +68,19 @@ def test_a_baseline_at_its_old_place_is_read_with_a_warning_and_moved_by_the_upd
     assert old.exists() and not new.exists()  # a check never moves or writes
     pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=2)
     assert new.exists() and not old.exists()
+
+
+def test_a_stray_file_whose_name_is_not_utf8_is_listed_and_every_report_written(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    make_baseline_suite(pytester, monkeypatch)
+    pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=2)
+    with open(os.fsencode(pytester.path / "base" / "test_module") + b"/\xff.json", "w") as file:
+        file.write("{}")
+    result = pytester.runpytest("--tempoeval-markdown=out.md", "--tempoeval-html=out.html")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*1 unused baseline*", "*base/test_module/*.json"])
+    assert "\\udcff" in (pytester.path / "out.md").read_text()  # escaped, not a crash
+    assert (pytester.path / "out.html").is_file()
