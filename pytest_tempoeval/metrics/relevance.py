@@ -104,7 +104,9 @@ def gold_relevance(
     judgments = gold.judgments
     grades = judgments.values
     relevant_grades = (grades >= relevance_level) & (grades >= 0)
-    if first_relevant_only and depth > _FIRST_PASS_RANKS:
+    # (with no judgment at all there is nothing to find in the first pass, nor past it)
+    first_pass = first_relevant_only and depth > _FIRST_PASS_RANKS and grades.size > 0
+    if first_pass:
         found = np.full(rows.shape, -1, dtype=np.int64)
         found[:, :_FIRST_PASS_RANKS] = judged_rows(run, gold, _FIRST_PASS_RANKS)
         first = found[:, :_FIRST_PASS_RANKS]
@@ -156,7 +158,7 @@ def gold_relevance(
         negative=negative,
         complete=(
             (lambda: gold_relevance(run, gold, depth, relevance_level, need_ideal))
-            if first_relevant_only and depth > _FIRST_PASS_RANKS
+            if first_pass
             else None
         ),
     )

@@ -69,3 +69,11 @@ def test_a_shallow_join_then_a_deeper_one_agree_with_one_deep_join() -> None:
             "q-late": 0.05,
             "q-none": 0.0,
         }
+
+
+def test_a_gold_set_without_any_judgment_excludes_every_query_past_the_first_ranks() -> None:
+    """The first pass used to index an empty judgment table (IndexError) for rankings over 10."""
+    gold = GoldSet.from_dict({"version": 1, "queries": [{"id": "q", "text": "x"}]})
+    for metric in (mrr, success):
+        result = metric(Run({"q": RANKING}), gold)
+        assert result.excluded == {"q": "no relevant document judged"}
