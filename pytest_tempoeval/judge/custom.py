@@ -86,8 +86,17 @@ class CachedJudge:
             record_mode == "once" and not exists
         )
         self._answers: dict[str, dict[str, Any]] = {}
-        if exists and record_mode != "all":
-            self._answers = _read_cache(self.path)
+        # A whole re-recording (``all``) keeps the old answers it has not asked again until the
+        # test's judging finished, as the cassettes do: a failure partway never shrinks the file.
+        self._previous: dict[str, dict[str, Any]] = {}
+        if exists:
+            if record_mode == "all":
+                try:
+                    self._previous = _read_cache(self.path)
+                except JudgeCassetteError:
+                    pass  # an unreadable cache is what a whole re-recording replaces
+            else:
+                self._answers = _read_cache(self.path)
         self._changed = False
 
     def __repr__(self) -> str:
@@ -105,11 +114,16 @@ class CachedJudge:
             self._judge_all(items, graded=False, temporal_focus=temporal_focus or {})
         )
 
-    def save(self) -> None:
-        """Write the cache if anything new was answered (atomic replace, sorted for clean diffs)."""
+    def save(self, complete: bool = False) -> None:
+        """Write the cache if anything new was answered (atomic replace, sorted for clean diffs).
+
+        ``complete``: the test's judging finished; only then does ``all`` drop old answers it did
+        not ask again."""
         if not self._changed:
             return
-        answers = [self._answers[key] for key in sorted(self._answers)]
+        kept = {} if complete else self._previous
+        merged = kept | self._answers
+        answers = [merged[key] for key in sorted(merged)]
         text = json.dumps({"version": CACHE_VERSION, "answers": answers}, indent=1)
         write_atomically(self.path, text + "\n")
         self._changed = False

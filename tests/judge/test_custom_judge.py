@@ -150,3 +150,28 @@ def test_the_fixture_wraps_a_provider_with_the_session_settings(pytester: pytest
     replayed = pytester.runpytest()
     replayed.assert_outcomes(passed=1)
     replayed.stdout.fnmatch_lines(["LLM judge: 1 replayed from cassettes, 0 asked live (0 tokens)"])
+
+
+def test_a_whole_rerecording_that_fails_partway_keeps_the_old_answers(tmp_path: Path) -> None:
+    """As for cassettes: `all` keeps what it has not asked again until the judging finished."""
+    cache = tmp_path / "c.json"
+    first = CachedJudge(YearProvider(), cache)
+    temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=first)
+    first.save()
+    assert len(json.loads(cache.read_text())["answers"]) == 3
+
+    class FailsOn2012(YearProvider):
+        async def grade(self, query: str, document: str) -> int:
+            if "2012" in document:
+                raise ConnectionError("provider down")
+            return await super().grade(query, document)
+
+    partial = CachedJudge(FailsOn2012(), cache, record_mode="all", max_concurrency=1)
+    with pytest.raises(JudgeError):
+        temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=partial)
+    partial.save(complete=False)
+    assert len(json.loads(cache.read_text())["answers"]) == 3  # the old answer to d2012 is kept
+    smaller = CachedJudge(YearProvider(), cache, record_mode="all")
+    temporal_ndcg(Run({"q": ["d2020"]}), GOLD, k=1, mode="llm", judge=smaller)
+    smaller.save(complete=True)
+    assert len(json.loads(cache.read_text())["answers"]) == 1  # a finished one drops the rest
