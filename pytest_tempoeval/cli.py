@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from pytest_tempoeval.errors import GoldSetWarning, MetricError, TempoEvalError
+from pytest_tempoeval.gate.randomization import CORRECTIONS
 
 EXIT_OK, EXIT_REGRESSED, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")
@@ -92,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("--alpha", type=_probability, default=0.05, help="default 0.05")
     compare.add_argument(
         "--correction",
-        choices=("holm", "none"),
+        choices=CORRECTIONS,
         default="holm",
         help="multiple-comparison correction across the measures (default holm)",
     )

@@ -21,6 +21,7 @@ import pytest
 from pytest_tempoeval.files import module_key
 from pytest_tempoeval.gate.randomization import CORRECTIONS
 from pytest_tempoeval.metrics.checks import active_recorders, policy
+from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES
 from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession
 
 if TYPE_CHECKING:
@@ -168,6 +169,19 @@ def pytest_configure(config: pytest.Config) -> None:
         except ValueError as error:
             raise pytest.UsageError(str(error)) from None
     state.judge_budget = _judge_budget(config)
+    # Checked once, here, so a bad value is a usage error (exit 4), not an error in every test.
+    try:
+        state.judge_batch_poll = float(config.getini("tempoeval_judge_batch_poll"))
+    except ValueError:
+        raise pytest.UsageError(
+            "ini tempoeval_judge_batch_poll must be a number of seconds"
+        ) from None
+    state.judge_prompt_style = config.getini("tempoeval_judge_prompt_style")
+    if state.judge_prompt_style not in PROMPT_STYLES:
+        raise pytest.UsageError(
+            f"ini tempoeval_judge_prompt_style must be one of {', '.join(PROMPT_STYLES)}, "
+            f"got {state.judge_prompt_style!r}"
+        )
     config.pluginmanager.register(_PassedTests(state), "tempoeval-passed-tests")
 
 
@@ -197,7 +211,7 @@ def _judge_budget(config: pytest.Config) -> Any:
         os.close(handle)
         shared = name
         config.add_cleanup(lambda: Path(name).unlink(missing_ok=True))
-    return RequestBudget(limit, Path(shared) if shared else None)
+    return RequestBudget(limit, Path(shared))
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
@@ -455,18 +469,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
     if problem is not None:  # failed outside the handler: no "during handling..." chain
         pytest.fail(f"{request.node.nodeid}: {problem}", pytrace=False)
     batch = config.getoption("tempoeval_judge_batch")
-    try:
-        poll = float(config.getini("tempoeval_judge_batch_poll"))
-    except ValueError:
-        raise pytest.UsageError(
-            "ini tempoeval_judge_batch_poll must be a number of seconds"
-        ) from None
     progress = progress_line(config) if cassette.recording else None  # silent in replay
-    style = config.getini("tempoeval_judge_prompt_style")
-    if style not in ("seed", "delimited"):
-        raise pytest.UsageError(
-            f"ini tempoeval_judge_prompt_style must be seed or delimited, got {style!r}"
-        )
     judge = AnthropicJudge(
         model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
         cassette=cassette,
@@ -474,9 +477,9 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         dry_run=config.getoption("tempoeval_judge_dry_run"),
         budget=state.judge_budget,
         batch=batch,
-        batch_poll=poll,
+        batch_poll=state.judge_batch_poll,
         batch_status=status_line(config) if batch else None,
-        prompt_style=style,
+        prompt_style=state.judge_prompt_style,
     )
     yield judge
     state.add_judge_stats(judge.model, judge.stats)
@@ -517,7 +520,7 @@ def tempoeval_judge_for(
     yield make
     for judge in judges:
         state.add_judge_stats(judge.model, judge.stats)
-        judge.save()
+        judge.save(complete=not request.node.stash.get(JUDGING_INTERRUPTED, False))
 
 
 @pytest.fixture

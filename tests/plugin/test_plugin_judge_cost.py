@@ -173,6 +173,21 @@ def test_a_bad_budget_is_a_usage_error(suite: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*judge request budget must be an integer >= 0, got 'lots'*"])
 
 
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("tempoeval_judge_batch_poll=soon", "*tempoeval_judge_batch_poll must be a number*"),
+        ("tempoeval_judge_prompt_style=fenced", "*must be one of seed, delimited, got 'fenced'*"),
+    ],
+)
+def test_a_bad_judge_setting_is_one_usage_error_before_any_test(
+    suite: pytest.Pytester, option: str, message: str
+) -> None:
+    result = suite.runpytest("-o", option)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
 def test_a_shared_budget_file_is_never_exceeded_by_threads(tmp_path: Path) -> None:
     budget = RequestBudget(50, tmp_path / "budget")
 
