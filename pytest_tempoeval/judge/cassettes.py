@@ -104,6 +104,7 @@ class JudgeCassette:
         )
         self._interactions: list[dict[str, Any]] = []
         self._answers: dict[str, dict[str, Any]] = {}  # normalised request body -> response
+        self._read: dict[str, dict[str, Any]] = {}  # normalised body -> its valid parsed message
         self._positions: dict[str, int] = {}  # normalised request body -> index in _interactions
         self._recorded = 0
         self._save_every = save_every
@@ -128,7 +129,10 @@ class JudgeCassette:
 
     def answer(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """The stored Messages API response (parsed JSON) for a request body, or None."""
-        response = self._answers.get(_body_key(body))
+        key = _body_key(body)
+        if key in self._read:  # a judge asks once to plan (dry run, batches), then to answer
+            return self._read[key]
+        response = self._answers.get(key)
         if response is None:
             return None
         status = response.get("status")
@@ -153,6 +157,7 @@ class JudgeCassette:
                 f"{self.path}: the stored response to this judgment {problem}. "
                 f"Re-record with: {self.command}"
             )
+        self._read[key] = message
         return message
 
     def miss(self) -> JudgeCassetteError:
@@ -237,6 +242,7 @@ class JudgeCassette:
         if key in self._positions and replace:
             self._interactions[self._positions[key]] = interaction
             self._answers[key] = interaction["response"]
+            self._read.pop(key, None)
             return
         self._interactions.append(interaction)
         if key not in self._positions:
