@@ -8,9 +8,9 @@ worker updates under an exclusive lock, so the cap holds for the whole session, 
 
 from __future__ import annotations
 
-import fcntl
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -27,38 +27,36 @@ class RequestBudget:
 
     def take(self) -> bool:
         """Take one request from the budget; False when it is spent (nothing is taken)."""
-        with self._lock:
-            if self.path is None:
-                if self._used >= self.limit:
-                    return False
-                self._used += 1
-                return True
-            with open(self.path, "a+", encoding="ascii") as file:
-                fcntl.flock(file, fcntl.LOCK_EX)  # released when the file closes
-                file.seek(0)
-                used = int(file.read().strip() or 0)
-                if used >= self.limit:
-                    return False
-                file.seek(0)
-                file.truncate()
-                file.write(str(used + 1))
-                file.flush()
-                os.fsync(file.fileno())
-                return True
+        return self._change(lambda used: used + 1 if used < self.limit else None)
 
     def give_back(self) -> None:
         """Return one unit taken for a request that was not sent after all."""
+        self._change(lambda used: max(0, used - 1))
+
+    def _change(self, step: Callable[[int], int | None]) -> bool:
+        """Apply ``step`` to the count, atomically across threads and processes; a step giving
+        None changes nothing, and the call returns False."""
         with self._lock:
             if self.path is None:
-                self._used = max(0, self._used - 1)
-                return
+                new = step(self._used)
+                if new is None:
+                    return False
+                self._used = new
+                return True
+            import fcntl  # POSIX: only a shared (xdist) budget needs it
+
             with open(self.path, "a+", encoding="ascii") as file:
-                fcntl.flock(file, fcntl.LOCK_EX)
+                fcntl.flock(file, fcntl.LOCK_EX)  # released when the file closes
                 file.seek(0)
-                used = int(file.read().strip() or 0)
+                new = step(int(file.read().strip() or 0))
+                if new is None:
+                    return False
                 file.seek(0)
                 file.truncate()
-                file.write(str(max(0, used - 1)))
+                file.write(str(new))
+                file.flush()
+                os.fsync(file.fileno())
+                return True
 
     @property
     def used(self) -> int:
