@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -17,26 +17,13 @@ import pytest
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.files import per_test_path
+from pytest_tempoeval.judge.accounting import JudgeStats
 from pytest_tempoeval.metrics.checks import Check, Recorder
 from pytest_tempoeval.metrics.explain import left_out
 
 WORKER_OUTPUT_KEY = "tempoeval"
 _BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
-JUDGE_COUNTERS = (
-    "replayed",
-    "asked",
-    "cache_hits",
-    "input_tokens",
-    "output_tokens",
-    "batched",
-    "batch_retried",
-    "batch_input_tokens",
-    "batch_output_tokens",
-    "to_ask",
-    "held",
-    "estimated_input_tokens",
-    "estimated_output_tokens",
-)
+JUDGE_COUNTERS = tuple(counter.name for counter in fields(JudgeStats))
 
 
 @dataclass

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tempoeval.errors import JudgeCassetteError
-from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
+from pytest_tempoeval.files import test_file, warn_legacy, write_atomically
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
 # Only these headers are stored: nothing secret or account-specific can slip through under a new
@@ -42,11 +42,6 @@ CANONICAL_API = (
 )
 MESSAGES_PATH = "/v1/messages"
 _NO_RECORDING_INTO_EXISTING = "does not record into an existing cassette"
-
-
-def cassette_path(directory: Path, test: str, serializer: str = "yaml") -> Path:
-    """The cassette of the test with node id ``test``."""
-    return per_test_path(directory, test, _suffix(serializer))
 
 
 def cassette_file(directory: Path, test: str, serializer: str = "yaml") -> tuple[Path, Path | None]:
