@@ -425,30 +425,28 @@ def group_rows(query_words: np.ndarray, width: int) -> Grouping:
 
 
 def duplicate_pairs(
-    groups: np.ndarray, words: np.ndarray, chunk_rows: int = 1 << 20
+    offsets: np.ndarray, words: np.ndarray, chunk_rows: int = 1 << 18
 ) -> list[tuple[int, int]]:
-    """(first row, repeated row) for every id repeated within a group (rows contiguous per group).
+    """(first row, repeated row) for every id repeated within a group (group ``g`` is rows
+    ``offsets[g]:offsets[g + 1]``).
 
     Exact, and cheap when there are none: sorting 64-bit hashes (numpy's SIMD sort, no permutation)
     finds candidates, and only rows whose hash repeats are compared. Works on chunks of whole groups
-    so its temporaries stay small.
+    small enough for the processor's caches.
     """
-    bounds = []
-    start = 0
-    while start < groups.size:
-        end = min(start + chunk_rows, groups.size)
-        if end < groups.size:  # extend to the end of the group the chunk stops in
-            end = int(np.searchsorted(groups, groups[end - 1], side="right"))
-        bounds.append((start, end))
-        start = end
+    lengths = np.diff(offsets)
 
-    def find(bound: tuple[int, int]) -> list[tuple[int, int]]:
-        return _duplicates_in(groups[bound[0] : bound[1]], words[bound[0] : bound[1]], bound[0])
+    def find(chunk: tuple[int, int]) -> list[tuple[int, int]]:
+        first, stop = chunk
+        start = int(offsets[first])
+        groups = np.repeat(np.arange(first, stop), lengths[first:stop])
+        return _duplicates_in(groups, words[start : start + groups.size], start)
 
+    chunks = _chunks_of_groups(lengths, chunk_rows)
     # numpy's sort releases the GIL: a second thread uses the second core
-    workers = min(2, os.cpu_count() or 1) if len(bounds) > 1 else 1
+    workers = min(2, os.cpu_count() or 1) if len(chunks) > 1 else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        return [pair for found in pool.map(find, bounds) for pair in found]
+        return [pair for found in pool.map(find, chunks) for pair in found]
 
 
 def _duplicates_in(groups: np.ndarray, words: np.ndarray, offset: int) -> list[tuple[int, int]]:
@@ -474,21 +472,24 @@ def _duplicates_in(groups: np.ndarray, words: np.ndarray, offset: int) -> list[t
 
 
 def trec_eval_order(
-    groups: np.ndarray, scores: np.ndarray, words: np.ndarray
+    offsets: np.ndarray, scores: np.ndarray, words: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows (contiguous per query) in trec_eval's order: score descending, ties by doc id
-    descending.
+    """Rows grouped by query (query ``g`` is rows ``offsets[g]:offsets[g + 1]``) in trec_eval's
+    order: score descending, ties by doc id descending.
 
     Runs are usually written sorted by score, with ties in whatever order the system produced. So
     this checks first; then, if only ties are out of order, sorts each run of tied rows by doc id
     (their only difference); only an unsorted file takes a full sort.
     """
-    if groups.size < 2:
+    if scores.size < 2:
         return words, scores
-    same_query = groups[1:] == groups[:-1]
+    starts = offsets[1:-1]  # of every query but the first (an empty ranking starts nothing)
+    same_query = np.ones(scores.size - 1, dtype=bool)
+    same_query[starts[(starts > 0) & (starts < scores.size)] - 1] = False
     if np.any(same_query & (scores[1:] > scores[:-1])):
         # Keys, least significant first: doc id descending (~words ascending), score descending,
         # query.
+        groups = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
         keys = [~words[:, column] for column in reversed(range(words.shape[1]))]
         order = np.lexsort((*keys, -scores, groups))
         return words[order], scores[order]

@@ -522,7 +522,7 @@ def _ragged_from_python(
         scores = [[0.0] * len(group) for group in groups]
     table = ragged_from_lists(keys, groups, scores, np.float64)
     if scored:
-        words, values = trec_eval_order(table.group_of_rows(), table.values, table.words)
+        words, values = trec_eval_order(table.offsets, table.values, table.words)
         table = Ragged.from_words(
             table.keys, table.offsets, words, table.width or table.doc_ids.itemsize, values
         )

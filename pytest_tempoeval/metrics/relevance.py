@@ -96,9 +96,10 @@ def gold_relevance(
 ) -> Relevance:
     """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant).
 
-    ``first_relevant_only`` (reciprocal rank, Success): past the first ranks, only the queries with
-    no relevant document yet are joined deeper; the others' later ranks read as unjudged, and
-    :attr:`Relevance.complete` gives the whole relevance for counts and explanations.
+    ``first_relevant_only`` (reciprocal rank, Success): the matrices hold each query's first
+    relevant document only, every other rank reading as unjudged; past the first ranks only the
+    queries with no relevant document yet are joined deeper. :attr:`Relevance.complete` gives the
+    whole relevance for counts and explanations.
     """
     rows = ranked_rows(run, gold, depth)
     judgments = gold.judgments
@@ -107,24 +108,22 @@ def gold_relevance(
     # (with no judgment at all there is nothing to find in the first pass, nor past it)
     first_pass = first_relevant_only and depth > _FIRST_PASS_RANKS and grades.size > 0
     if first_pass:
-        found = np.full(rows.shape, -1, dtype=np.int64)
-        found[:, :_FIRST_PASS_RANKS] = judged_rows(run, gold, _FIRST_PASS_RANKS)
-        first = found[:, :_FIRST_PASS_RANKS]
-        hit = ((first >= 0) & relevant_grades[np.maximum(first, 0)]).any(axis=1)
-        deeper = np.flatnonzero(~hit & (rows[:, _FIRST_PASS_RANKS] >= 0))
-        found[deeper, _FIRST_PASS_RANKS:] = judged_rows_of(
-            run, gold, rows[deeper, _FIRST_PASS_RANKS:], deeper
-        )
+        found = _first_relevant(run, gold, rows, relevant_grades)
     else:
         found = judged_rows(run, gold, depth)  # -1 where unjudged or past the end
     # A negative grade is judged non-relevant (trec_eval): no gain, never relevant, but judged.
     gains = np.maximum(grades, 0)
     known = found >= 0
-    # Whole-matrix operations, one gather: boolean-mask assignments cost several times more.
-    grade = grades[np.maximum(found, 0)] if grades.size else np.zeros(rows.shape, np.int64)
-    relevance = np.where(known, np.maximum(grade, 0), 0).astype(np.float64)
-    relevant = known & (grade >= relevance_level) & (grade >= 0)
-    negative = known & (grade < 0)
+    # Only the judged ranks are gathered and written (flat indices: a boolean-mask assignment
+    # costs several times more), so a sparse join costs little past its own size.
+    at = np.flatnonzero(known)
+    grade = grades[found.ravel()[at]]
+    relevance = np.zeros(rows.shape)
+    relevance.ravel()[at] = np.maximum(grade, 0)
+    relevant = np.zeros(rows.shape, dtype=bool)
+    relevant.ravel()[at] = (grade >= relevance_level) & (grade >= 0)
+    negative = np.zeros(rows.shape, dtype=bool)
+    negative.ravel()[at] = grade < 0
     # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
     if need_ideal:
         ideal = _top_grades_per_group(gains, judgments.offsets, depth)
@@ -162,6 +161,47 @@ def gold_relevance(
             else None
         ),
     )
+
+
+def _first_relevant(
+    run: Run, gold: GoldSet, rows: np.ndarray, relevant_grades: np.ndarray
+) -> np.ndarray:
+    """[gold queries, depth] judgment row of each query's first relevant document, -1 elsewhere.
+
+    The first ranks come from the join the cutoff metrics share; only the rankings with nothing
+    relevant there are joined deeper, and only their first relevant rank is kept, so no
+    [queries, depth] matrix but the result is built.
+    """
+    found = np.full(rows.shape, -1, dtype=np.int32 if relevant_grades.size < 2**31 else np.int64)
+    first = judged_rows(run, gold, _FIRST_PASS_RANKS)
+    _keep_first_relevant(found, np.arange(rows.shape[0]), 0, first, relevant_grades)
+    hit = (found[:, :_FIRST_PASS_RANKS] >= 0).any(axis=1)
+    deeper = np.flatnonzero(~hit & (rows[:, _FIRST_PASS_RANKS] >= 0))
+    # chunks of queries: the deeper join is [queries, depth] wide for those queries
+    for start in range(0, deeper.size, _DEEPER_QUERIES_PER_CHUNK):
+        queries = deeper[start : start + _DEEPER_QUERIES_PER_CHUNK]
+        later = judged_rows_of(run, gold, rows[queries, _FIRST_PASS_RANKS:], queries)
+        _keep_first_relevant(found, queries, _FIRST_PASS_RANKS, later, relevant_grades)
+    return found
+
+
+def _keep_first_relevant(
+    found: np.ndarray,
+    queries: np.ndarray,
+    first_rank: int,
+    judged: np.ndarray,
+    relevant_grades: np.ndarray,
+) -> None:
+    """Write into ``found`` the first relevant judgment of each of ``queries`` in ``judged`` (their
+    judgment rows from rank ``first_rank`` on)."""
+    is_relevant = (judged >= 0) & relevant_grades[np.maximum(judged, 0)]
+    has = np.flatnonzero(is_relevant.any(axis=1))
+    rank = is_relevant[has].argmax(axis=1)
+    found[queries[has], first_rank + rank] = judged[has, rank]
+
+
+# Rankings joined at once past the first ranks (bounds the temporary [queries, depth] matrices).
+_DEEPER_QUERIES_PER_CHUNK = 50_000
 
 
 def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -> np.ndarray:

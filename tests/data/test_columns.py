@@ -92,10 +92,10 @@ def test_join_within_groups_equals_per_group_dicts(
 
 
 def test_duplicate_pairs_are_exact_and_within_groups() -> None:
-    groups = np.array([0, 0, 0, 1, 1, 1])
+    offsets = np.array([0, 3, 6])
     words = id_words(encode_ids(["a", "b", "a", "a", "c", "c"]))
-    assert duplicate_pairs(groups, words) == [(0, 2), (4, 5)]
-    assert duplicate_pairs(groups, words, chunk_rows=2) == [(0, 2), (4, 5)]  # chunks end on groups
+    assert duplicate_pairs(offsets, words) == [(0, 2), (4, 5)]
+    assert duplicate_pairs(offsets, words, chunk_rows=2) == [(0, 2), (4, 5)]  # chunks end on groups
 
 
 @settings(max_examples=300, deadline=None)

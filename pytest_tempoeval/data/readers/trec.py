@@ -103,7 +103,6 @@ class _Grouped:
 
     keys: tuple[str, ...]
     offsets: np.ndarray  # query i's rows are offsets[i]:offsets[i + 1]
-    groups: np.ndarray  # query index of every row
     doc_words: np.ndarray
     doc_width: int
     lines: np.ndarray  # 1-based file line of every row
@@ -128,7 +127,7 @@ def read_trec_run(path: Path) -> tuple[Ragged, np.ndarray]:
             )
         )
     first_lines = rows.lines[rows.offsets[:-1]]  # file order within a query, until sorted below
-    words, scores = trec_eval_order(rows.groups, scores, rows.doc_words)
+    words, scores = trec_eval_order(rows.offsets, scores, rows.doc_words)
     return Ragged.from_words(rows.keys, rows.offsets, words, rows.doc_width, scores), first_lines
 
 
@@ -160,14 +159,12 @@ def _read_grouped(path: Path, kind: _Format, header: bytes | None = None) -> _Gr
     if grouping.order is not None:
         order = grouping.order
         lines, doc_words, values = lines[order], doc_words[order], values[order]
-    groups = np.repeat(np.arange(len(grouping.keys)), np.diff(grouping.offsets))
-    keys = tuple(
-        _decode_query(key, path, int(lines[start]), kind.error)
-        for key, start in zip(grouping.keys, grouping.offsets[:-1].tolist())
-    )
-    rows = _Grouped(keys, grouping.offsets, groups, doc_words, doc_width, lines, values)
-    for first, repeated in duplicate_pairs(groups, doc_words)[:1]:
-        problem = kind.repeated.format(query=keys[groups[repeated]], first=int(lines[first]))
+    offsets = grouping.offsets
+    keys = _decode_queries(grouping.keys, offsets, lines, path, kind.error)
+    rows = _Grouped(keys, offsets, doc_words, doc_width, lines, values)
+    for first, repeated in duplicate_pairs(offsets, doc_words)[:1]:
+        query = keys[int(np.searchsorted(offsets, repeated, side="right")) - 1]
+        problem = kind.repeated.format(query=query, first=int(lines[first]))
         message = f"doc {_doc(rows, repeated)!r} {problem}"
         raise kind.error(located(path, int(lines[repeated]), message))
     return rows
@@ -219,13 +216,19 @@ def _check_utf8(
             ) from None
 
 
-def _decode_query(key: bytes, path: Path, line: int, error: type[Exception]) -> str:
+def _decode_queries(
+    keys: list[bytes], offsets: np.ndarray, lines: np.ndarray, path: Path, error: type[Exception]
+) -> tuple[str, ...]:
     try:
-        return key.decode("utf-8")
+        return tuple([key.decode("utf-8") for key in keys])
     except UnicodeDecodeError:
-        raise error(
-            located(path, line, f"query id {key!r} is not valid UTF-8: save the file as UTF-8")
-        ) from None
+        for key, start in zip(keys, offsets[:-1].tolist()):
+            try:
+                key.decode("utf-8")
+            except UnicodeDecodeError:
+                message = f"query id {key!r} is not valid UTF-8: save the file as UTF-8"
+                raise error(located(path, int(lines[start]), message)) from None
+        raise
 
 
 def _doc(rows: _Grouped, row: int) -> str:

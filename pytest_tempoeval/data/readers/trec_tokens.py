@@ -56,9 +56,9 @@ class TrecFields:
 
 Parser = Callable[[np.ndarray], np.ndarray]  # ``S`` array -> values; ValueError(row) for a bad row
 
-# Lines of about this many bytes are parsed at a time: a block's temporaries are reused, not
-# page-faulted anew.
-BLOCK_BYTES = 1 << 24
+# Lines of about this many bytes are parsed at a time: a block and its temporaries stay in the
+# processor's caches, and are reused rather than page-faulted anew.
+BLOCK_BYTES = 1 << 22
 _COMMENT = ord("#")
 
 
@@ -105,10 +105,12 @@ def read_fields(
         first_line += block.n_newlines
 
     # Blocks are parsed on up to two threads (numpy releases the GIL in its loops) and stored in
-    # file order, so line numbers stay exact. Each in-flight block gets its own copy of the bytes.
+    # file order, so line numbers stay exact. Each in-flight block gets its own copy of the bytes,
+    # in a buffer reused once its block is stored.
     workers = min(2, os.cpu_count() or 1) if size > BLOCK_BYTES else 1
+    free: list[np.ndarray] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: deque[Future[_Block | _Problem]] = deque()
+        pending: deque[tuple[np.ndarray, Future[_Block | _Problem]]] = deque()
         for number, (buf, end) in enumerate(_blocks_of_lines(path)):
             if number == 0:
                 if buf[:3].tobytes() == b"\xef\xbb\xbf":
@@ -119,14 +121,18 @@ def read_fields(
             if workers == 1:
                 store(_parse_block(buf, end, layout))
                 continue
-            copy = np.empty(end + _PADDING, dtype=np.uint8)
+            copy = free.pop() if free and free[-1].size >= end + _PADDING else None
+            if copy is None:
+                copy = np.empty(buf.size, dtype=np.uint8)
             copy[:end] = buf[:end]
-            copy[end:] = 0
-            pending.append(pool.submit(_parse_block, copy, end, layout))
+            copy[end : end + _PADDING] = 0
+            pending.append((copy, pool.submit(_parse_block, copy, end, layout)))
             if len(pending) > workers:
-                store(pending.popleft().result())
+                done, parsed = pending.popleft()
+                store(parsed.result())
+                free.append(done)
         while pending:
-            store(pending.popleft().result())
+            store(pending.popleft()[1].result())
     if out.rows == 0:
         message = f"no data lines: the file is empty or all blank or comment lines ({layout.what})"
         raise error(located(path, 1, message))
@@ -425,12 +431,93 @@ def parse_floats(text: np.ndarray) -> np.ndarray:
     """Parse an ``S`` array of numbers into float64, exactly as C ``strtod``/Python ``float`` would.
 
     Plain decimals (``[+-]digits[.digits]``, at most 15 digits) take a vectorised path that is
-    exact:
-    an integer mantissa below 2**53 divided by an exact power of ten is one correctly rounded
-    operation. Everything else (exponents, long mantissas, nan, inf) goes through Python's
-    ``float``.
-    Raises ValueError for text that is not a number.
+    exact: an integer mantissa below 2**53 divided by an exact power of ten is one correctly
+    rounded operation. Everything else (exponents, long mantissas, nan, inf) goes through Python's
+    ``float``. Raises ValueError(row) for text that is not a number.
     """
+    if text.dtype.itemsize <= 8:
+        mantissa, fraction_digits, negative, plain = _short_decimals(text)
+    else:
+        mantissa, fraction_digits, negative, plain = _long_decimals(text)
+    values = mantissa / _POWERS_OF_TEN[np.where(plain, fraction_digits, 0)]
+    np.negative(values, out=values, where=negative)
+    for row in np.flatnonzero(~plain).tolist():  # rare: exponents, long mantissas, nan/inf, garbage
+        try:
+            shown = text[row].decode("ascii")
+            if "_" in shown:  # Python reads "1_0" as 10; C strtod (trec_eval) stops at the "_"
+                raise ValueError(shown)
+            values[row] = float(shown)
+        except (ValueError, UnicodeDecodeError):
+            raise ValueError(row) from None
+    return values
+
+
+_POWERS_OF_TEN = 10.0 ** np.arange(16)
+Decimals = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # mantissa, fraction, -, plain
+
+
+def _short_decimals(text: np.ndarray) -> Decimals:
+    """:func:`parse_floats` for numbers of at most 8 bytes, each read as one big-endian word.
+
+    Every per-byte test is a SWAR expression on the word (a flag in the top bit of each byte,
+    counted with ``bitwise_count``): numpy's row-wise reductions over a [rows, 8] byte matrix cost
+    more than all of this. The digits are combined by pairs, quads and octets with three
+    multiply-adds once the sign and the dot are squeezed out.
+    """
+    count, width = text.size, text.dtype.itemsize
+    padded = np.zeros((count, 8), dtype=np.uint8)
+    padded[:, :width] = text.view(np.uint8).reshape(count, width)
+    word = padded.view(">u8").ravel().astype(np.uint64)
+    first = word >> np.uint64(56)
+    negative = first == ord("-")
+    signed = negative | (first == ord("+"))
+    word = np.where(signed, word << np.uint64(8), word)  # the sign squeezed out
+    present = _nonzero_bytes(word)
+    dots = _nonzero_bytes(word ^ np.uint64(ord(".") * _EVERY_BYTE)) ^ _TOP_BITS
+    digits = _digit_bytes(word)
+    n_digits = np.bitwise_count(digits).astype(np.int64)
+    n_dots = np.bitwise_count(dots)
+    plain = (present & ~digits & ~dots == 0) & (n_dots <= 1) & (n_digits >= 1)
+    # a lone dot's byte index: its flag is bit 63 - 8 * index
+    dot_at = np.where(n_dots == 1, (63 - np.bitwise_count(dots - np.uint64(1))) // 8, 8)
+    dot_at = np.where(plain, dot_at, 8).astype(np.int64)
+    length = np.bitwise_count(present).astype(np.int64)
+    fraction_digits = np.maximum(length - 1 - dot_at, 0)
+    before = _FIRST_BYTES[dot_at]
+    word = (word & before) | ((word << np.uint64(8)) & ~before)  # the dot's byte dropped
+    n_digits = np.where(plain, n_digits, 1)
+    word -= np.uint64(ord("0") * _EVERY_BYTE) & _FIRST_BYTES[n_digits]
+    word >>= np.uint64(8) * (np.uint64(8) - n_digits.astype(np.uint64))  # last digit lowest
+    low = np.uint64(0x00FF00FF00FF00FF)
+    word = ((word >> np.uint64(8)) & low) * np.uint64(10) + (word & low)
+    low = np.uint64(0x0000FFFF0000FFFF)
+    word = ((word >> np.uint64(16)) & low) * np.uint64(100) + (word & low)
+    word = (word >> np.uint64(32)) * np.uint64(10000) + (word & np.uint64(0xFFFFFFFF))
+    return word.astype(np.int64), fraction_digits, negative, plain
+
+
+_EVERY_BYTE = 0x0101010101010101
+_LOW7 = np.uint64(0x7F * _EVERY_BYTE)
+_TOP_BITS = np.uint64(0x80 * _EVERY_BYTE)
+# _FIRST_BYTES[n]: mask of the first n bytes of a big-endian word
+_FIRST_BYTES = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], np.uint64)
+
+
+def _nonzero_bytes(word: np.ndarray) -> np.ndarray:
+    """The top bit of every non-zero byte (exact: no carry crosses a byte)."""
+    return (((word & _LOW7) + _LOW7) | word) & _TOP_BITS
+
+
+def _digit_bytes(word: np.ndarray) -> np.ndarray:
+    """The top bit of every byte from ``0`` to ``9``."""
+    offset = word ^ np.uint64(ord("0") * _EVERY_BYTE)  # a digit byte becomes 0..9
+    # (x | 0x80) - 10 keeps the top bit exactly when x >= 10, per byte and with no borrow
+    at_least_ten = (offset | _TOP_BITS) - np.uint64(10 * _EVERY_BYTE)
+    return ~(at_least_ten | offset) & _TOP_BITS
+
+
+def _long_decimals(text: np.ndarray) -> Decimals:
+    """:func:`parse_floats` for longer numbers: one pass per byte column."""
     count, width = text.size, text.dtype.itemsize
     chars = text.view(np.uint8).reshape(count, width)
     sign = chars[:, 0]
@@ -441,7 +528,7 @@ def parse_floats(text: np.ndarray) -> np.ndarray:
     dots = np.zeros(count, dtype=np.int64)
     dot_position = np.zeros(count, dtype=np.int64)
     length = np.zeros(count, dtype=np.int64)
-    other = signed.copy() if width == 1 else np.zeros(count, dtype=bool)
+    other = np.zeros(count, dtype=bool)
     for column in range(width):
         char = chars[:, column]
         digit = char - np.uint8(ord("0"))  # wraps around for bytes below "0"
@@ -462,18 +549,7 @@ def parse_floats(text: np.ndarray) -> np.ndarray:
         other |= unexpected
     plain = ~other & (dots <= 1) & (n_digits >= 1) & (n_digits <= 15)
     fraction_digits = np.where(dots == 1, length - 1 - dot_position, 0)
-    powers = 10.0 ** np.arange(16)
-    values = mantissa / powers[np.where(plain, fraction_digits, 0)]
-    np.negative(values, out=values, where=negative)
-    for row in np.flatnonzero(~plain).tolist():  # rare: exponents, long mantissas, nan/inf, garbage
-        try:
-            shown = text[row].decode("ascii")
-            if "_" in shown:  # Python reads "1_0" as 10; C strtod (trec_eval) stops at the "_"
-                raise ValueError(shown)
-            values[row] = float(shown)
-        except (ValueError, UnicodeDecodeError):
-            raise ValueError(row) from None
-    return values
+    return mantissa, fraction_digits, negative, plain
 
 
 def parse_ints(text: np.ndarray) -> np.ndarray:
