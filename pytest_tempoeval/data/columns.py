@@ -61,14 +61,20 @@ def widen(words: np.ndarray, n_words: int) -> np.ndarray:
 
 def hash_words(words: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
     """A 64-bit hash per row (multiply-xorshift). Collisions happen: callers verify matches."""
+    # in place: a fresh temporary per step would cost more in page faults than the arithmetic
     with np.errstate(over="ignore"):
         if salt is None:
             state = np.zeros(words.shape[0], dtype=np.uint64)
         else:
-            state = (salt.astype(np.uint64) + np.uint64(1)) * _GOLDEN
+            state = salt.astype(np.uint64)
+            state += np.uint64(1)
+            state *= _GOLDEN
+        shifted = np.empty_like(state)
         for column in range(words.shape[1]):
-            state = (state ^ words[:, column]) * _GOLDEN
-            state ^= state >> np.uint64(31)
+            state ^= words[:, column]
+            state *= _GOLDEN
+            np.right_shift(state, np.uint64(31), out=shifted)
+            state ^= shifted
     return state
 
 
@@ -172,9 +178,10 @@ def join_within_groups(
     at the right side's width, so equal ids hash alike).
 
     A sort-merge join whose cost does not depend on the groups' sizes: per chunk of whole groups,
-    each row becomes one uint64 (the top bits of its hash, a side bit, its row in the chunk), one
-    plain ``np.sort`` (no argsort) brings equal hashes together, and each candidate pair is
-    verified on its full id words, so hash collisions cost a comparison and never a wrong match.
+    each row becomes one uint64 (the top bits of its hash, a side bit, its row in the chunk), a
+    plain sort within each group (:func:`sort_within_groups`, no argsort) brings equal hashes
+    together, and each candidate pair is verified on its full id words, so hash collisions cost a
+    comparison and never a wrong match.
     """
     result = np.full(left_groups.size, -1, dtype=np.int64)
     n_groups = right_offsets.size - 1
@@ -200,7 +207,8 @@ def join_within_groups(
         # hashed on the right side's words: a longer left id only matches if the rest is padding,
         # which the verification below checks
         hashed = widen(words[:, :right_width], right_width)
-        pairs = _hash_matches(hash_words(hashed, groups), right_hashes[r0:r1], index_bits)
+        sides = (right_offsets[first : stop + 1] - r0, left_starts[first : stop + 1] - l0)
+        pairs = _hash_matches(hash_words(hashed, groups), right_hashes[r0:r1], index_bits, sides)
         if pairs is None:
             return
         left, right = pairs
@@ -232,24 +240,34 @@ def _chunks_of_groups(rows_per_group: np.ndarray, chunk_rows: int) -> list[tuple
 
 
 def _hash_matches(
-    left_hashes: np.ndarray, right_hashes: np.ndarray, index_bits: int
+    left_hashes: np.ndarray,
+    right_hashes: np.ndarray,
+    index_bits: int,
+    sides: tuple[np.ndarray, np.ndarray],
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Candidate (left row, right row) pairs whose hashes agree on their top bits.
 
-    Every pair of rows with equal hashes is among them; some are collisions, for the caller to
+    ``sides`` are the offsets of each group's rows on the right and on the left. Every pair of rows
+    of a group with equal hashes is among the candidates; some are collisions, for the caller to
     verify. The usual run of equal keys is one right row then one left row; longer runs (a
     collision with a third row) are rare and paired exhaustively.
     """
     shift = np.uint64(index_bits + 1)
     side_bit = np.uint64(1 << index_bits)
     mask = np.uint64((1 << index_bits) - 1)
+    right_offsets, left_offsets = sides
+    # each group's right keys, then its left keys
+    offsets = right_offsets + left_offsets
     keys = np.empty(left_hashes.size + right_hashes.size, dtype=np.uint64)
-    np.left_shift(right_hashes >> shift, shift, out=keys[: right_hashes.size])
-    keys[: right_hashes.size] |= np.arange(right_hashes.size, dtype=np.uint64)
-    tail = keys[right_hashes.size :]
-    np.left_shift(left_hashes >> shift, shift, out=tail)
-    tail |= np.arange(left_hashes.size, dtype=np.uint64) | side_bit
-    keys.sort()
+    right_at = _positions(right_offsets, offsets, 0)
+    left_at = _positions(left_offsets, offsets, np.diff(right_offsets))
+    right_keys = np.left_shift(right_hashes >> shift, shift)
+    right_keys |= np.arange(right_hashes.size, dtype=np.uint64)
+    keys[right_at] = right_keys
+    left_keys = np.left_shift(left_hashes >> shift, shift)
+    left_keys |= np.arange(left_hashes.size, dtype=np.uint64) | side_bit
+    keys[left_at] = left_keys
+    sort_within_groups(keys, offsets)
     top = keys >> shift
     equal = top[1:] == top[:-1]
     if not equal.any():
@@ -279,6 +297,56 @@ def _hash_matches(
         left = np.concatenate([left, *extra_left])
         right = np.concatenate([right, *extra_right])
     return left, right
+
+
+def _positions(side_offsets: np.ndarray, offsets: np.ndarray, skip: np.ndarray | int) -> np.ndarray:
+    """Where each row of one side goes when groups are laid out whole (group ``g`` at
+    ``offsets[g]``, this side's rows ``skip`` places into it)."""
+    lengths = np.diff(side_offsets)
+    shift = offsets[:-1] + skip - side_offsets[:-1]
+    return np.arange(int(side_offsets[-1]), dtype=np.int64) + np.repeat(shift, lengths)
+
+
+# Rows of the [groups, width] matrices sort_within_groups sorts at once (8 MiB of uint64).
+_SORT_CELLS = 1 << 20
+_LAST = np.uint64(np.iinfo(np.uint64).max)
+
+
+def sort_within_groups(values: np.ndarray, offsets: np.ndarray) -> None:
+    """Sort ``values[offsets[g]:offsets[g + 1]]`` of every group ``g``, in place (uint64).
+
+    Groups of similar length are sorted as the rows of one matrix padded with the largest value:
+    numpy sorts short rows in cache with vector sorting networks, many times faster per value than
+    one long sort of the same values.
+    """
+    lengths = np.diff(offsets)
+    width_class = np.zeros(lengths.size, dtype=np.int64)
+    longer = lengths > 1
+    width_class[longer] = np.ceil(np.log2(lengths[longer])).astype(np.int64)
+    for bucket in np.flatnonzero(np.bincount(width_class)).tolist():
+        if bucket == 0:  # groups of zero or one value
+            continue
+        groups = np.flatnonzero(width_class == bucket)
+        step = max(1, _SORT_CELLS >> bucket)
+        for first in range(0, groups.size, step):
+            _sort_rows(values, offsets, lengths, groups[first : first + step], 1 << bucket)
+
+
+def _sort_rows(
+    values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, groups: np.ndarray, width: int
+) -> None:
+    sizes = lengths[groups]
+    start, size = int(offsets[groups[0]]), int(sizes[0])
+    if np.all(sizes == size) and int(offsets[groups[-1]]) - start == (groups.size - 1) * size:
+        values[start : start + groups.size * size].reshape(groups.size, size).sort(axis=1)
+        return  # consecutive groups of one size: their values already form the matrix
+    columns = np.arange(width)
+    present = columns[None, :] < sizes[:, None]
+    at = (offsets[groups][:, None] + columns[None, :])[present]
+    matrix = np.full((groups.size, width), _LAST, dtype=np.uint64)
+    matrix[present] = values[at]
+    matrix.sort(axis=1)
+    values[at] = matrix[present]  # the padding sorts last: each row's first values are its own
 
 
 @dataclass(frozen=True, eq=False)
@@ -425,47 +493,46 @@ def group_rows(query_words: np.ndarray, width: int) -> Grouping:
 
 
 def duplicate_pairs(
-    offsets: np.ndarray, words: np.ndarray, chunk_rows: int = 1 << 18
+    offsets: np.ndarray, words: np.ndarray, chunk_rows: int = 1 << 20
 ) -> list[tuple[int, int]]:
     """(first row, repeated row) for every id repeated within a group (group ``g`` is rows
     ``offsets[g]:offsets[g + 1]``).
 
-    Exact, and cheap when there are none: sorting 64-bit hashes (numpy's SIMD sort, no permutation)
-    finds candidates, and only rows whose hash repeats are compared. Works on chunks of whole groups
-    small enough for the processor's caches.
+    Exact, and cheap when there are none: each group's ids (their one word, else a 64-bit hash) are
+    sorted within the group (:func:`sort_within_groups`), and only rows whose key repeats are
+    compared on their full ids. Works on chunks of whole groups so its temporaries stay small.
     """
     lengths = np.diff(offsets)
 
     def find(chunk: tuple[int, int]) -> list[tuple[int, int]]:
         first, stop = chunk
-        start = int(offsets[first])
-        groups = np.repeat(np.arange(first, stop), lengths[first:stop])
-        return _duplicates_in(groups, words[start : start + groups.size], start)
+        start, end = int(offsets[first]), int(offsets[stop])
+        chunk_words = words[start:end]
+        keys = chunk_words[:, 0] if words.shape[1] == 1 else hash_words(chunk_words)
+        group_offsets = offsets[first : stop + 1] - start
+        ordered = keys.copy()
+        sort_within_groups(ordered, group_offsets)
+        same = ordered[1:] == ordered[:-1]
+        starts = group_offsets[1:-1]
+        same[starts[(starts > 0) & (starts < same.size + 1)] - 1] = False  # across two groups
+        if not same.any():
+            return []
+        seen: dict[tuple[int, bytes], int] = {}
+        pairs = []
+        for row in np.flatnonzero(np.isin(keys, ordered[1:][same])).tolist():
+            group = int(np.searchsorted(group_offsets, row, side="right"))
+            key = (group, chunk_words[row].tobytes())
+            if key in seen:
+                pairs.append((start + seen[key], start + row))
+            else:
+                seen[key] = row
+        return pairs
 
     chunks = _chunks_of_groups(lengths, chunk_rows)
     # numpy's sort releases the GIL: a second thread uses the second core
     workers = min(2, os.cpu_count() or 1) if len(chunks) > 1 else 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return [pair for found in pool.map(find, chunks) for pair in found]
-
-
-def _duplicates_in(groups: np.ndarray, words: np.ndarray, offset: int) -> list[tuple[int, int]]:
-    if groups.size < 2:
-        return []
-    hashes = hash_words(words, salt=groups)
-    ordered = np.sort(hashes)
-    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
-    if repeated.size == 0:
-        return []
-    seen: dict[tuple[int, bytes], int] = {}
-    pairs = []
-    for row in np.flatnonzero(np.isin(hashes, repeated)).tolist():
-        key = (int(groups[row]), words[row].tobytes())
-        if key in seen:
-            pairs.append((offset + seen[key], offset + row))
-        else:
-            seen[key] = row
-    return pairs
 
 
 # -- trec_eval's ranking order ---------------------------------------------------------------------

@@ -94,17 +94,33 @@ def check_no_ignored_queries(run: Run, gold: GoldSet) -> None:
         )
 
 
-def ranked_rows(run: Run, gold: GoldSet, depth: int) -> np.ndarray:
-    """[gold queries, depth] run-table rows in rank order, -1 past the end of each ranking."""
+def ranked_lengths(run: Run, gold: GoldSet) -> np.ndarray:
+    """[gold queries] length of each ranking (0 for a query the run lacks)."""
     run_of = run_of_gold(run, gold)
+    return np.where(run_of >= 0, run.table.lengths[np.maximum(run_of, 0)], 0)
+
+
+def ranked_rows(
+    run: Run,
+    gold: GoldSet,
+    depth: int,
+    queries: np.ndarray | None = None,
+    first_rank: int = 0,
+) -> np.ndarray:
+    """[gold queries, depth] run-table rows in rank order, -1 past the end of each ranking.
+
+    ``queries`` (gold positions) and ``first_rank``: only those queries' ranks from
+    ``first_rank`` to ``depth``.
+    """
+    run_of = run_of_gold(run, gold)
+    lengths = ranked_lengths(run, gold)
+    if queries is not None:
+        run_of, lengths = run_of[queries], lengths[queries]
     table = run.table
-    present = run_of >= 0
-    groups = np.maximum(run_of, 0)
-    lengths = np.where(present, table.lengths[groups], 0)
     # int32 when it fits: this matrix is [queries, depth], e.g. 10 million entries at depth 100.
     dtype = np.int32 if table.n_rows < np.iinfo(np.int32).max else np.int64
-    ranks = np.arange(depth, dtype=dtype)
-    rows = table.offsets[groups].astype(dtype)[:, None] + ranks[None, :]
+    ranks = np.arange(first_rank, depth, dtype=dtype)
+    rows = table.offsets[np.maximum(run_of, 0)].astype(dtype)[:, None] + ranks[None, :]
     rows[ranks[None, :] >= lengths[:, None]] = -1
     return rows
 

@@ -130,7 +130,7 @@ def temporal_mrr(
     given)."""
     scoring = _inputs(run, gold, k, strict, fail_on_excluded, cutoff=False)
     relevance = _relevance(scoring, mode, None, threshold, strict, modes=("focus_time",))
-    scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
+    scores = kernels.reciprocal_rank(relevance.first_relevant_ranks(), scoring.k)
     measure = measure_of("T-RR", scoring.k, mode=mode, threshold=float(threshold))
     return _result(
         "temporal_mrr", measure, relevance, scoring, mode, scores, binary=True, needs_relevant=True
@@ -227,7 +227,7 @@ def mrr(
     relevance = gold_relevance(
         scoring.run, scoring.gold, scoring.depth, level, need_ideal=False, first_relevant_only=True
     )
-    scores = kernels.reciprocal_rank(relevance.relevant, scoring.k)
+    scores = kernels.reciprocal_rank(relevance.first_relevant_ranks(), scoring.k)
     measure = measure_of("RR", scoring.k, rel=level)
     return _result("mrr", measure, relevance, scoring, "gold", scores, binary=True)
 
@@ -268,7 +268,7 @@ def success(
     relevance = gold_relevance(
         scoring.run, scoring.gold, scoring.depth, level, need_ideal=False, first_relevant_only=True
     )
-    scores = kernels.success(relevance.relevant, scoring.depth)
+    scores = kernels.success(relevance.first_relevant_ranks(), scoring.depth)
     measure = measure_of("Success", scoring.k, rel=level)
     return _result("success", measure, relevance, scoring, "gold", scores, binary=True)
 

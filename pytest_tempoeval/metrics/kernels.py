@@ -59,13 +59,12 @@ def recall(relevant: np.ndarray, n_relevant: np.ndarray, k: int | None) -> np.nd
         return top.sum(axis=1) / n_relevant
 
 
-def reciprocal_rank(relevant: np.ndarray, k: int | None) -> np.ndarray:
+def reciprocal_rank(first_relevant: np.ndarray, k: int | None) -> np.ndarray:
     """1 / rank of the first relevant document (0 if none in the top k). ``k=None``: the whole
-    ranking (trec_eval ``recip_rank``)."""
-    top = relevant if k is None else relevant[:, :k]
-    found = top.any(axis=1)
-    first = np.argmax(top, axis=1)
-    return np.where(found, 1.0 / (first + 1.0), 0.0)
+    ranking (trec_eval ``recip_rank``). ``first_relevant[q]``: its rank index (0-based), -1 when
+    none (:meth:`Relevance.first_relevant_ranks`)."""
+    found = (first_relevant >= 0) & (True if k is None else first_relevant < k)
+    return np.where(found, 1.0 / (np.maximum(first_relevant, 0) + 1.0), 0.0)
 
 
 def average_precision(relevant: np.ndarray, n_relevant: np.ndarray, k: int | None) -> np.ndarray:
@@ -81,9 +80,10 @@ def average_precision(relevant: np.ndarray, n_relevant: np.ndarray, k: int | Non
         return precision_at_hits.sum(axis=1) / n_relevant
 
 
-def success(relevant: np.ndarray, k: int) -> np.ndarray:
-    """Success@k = 1 if any of the top k is relevant, else 0 (trec_eval ``success``)."""
-    return relevant[:, :k].any(axis=1).astype(np.float64)
+def success(first_relevant: np.ndarray, k: int) -> np.ndarray:
+    """Success@k = 1 if any of the top k is relevant, else 0 (trec_eval ``success``);
+    ``first_relevant`` as for :func:`reciprocal_rank`."""
+    return ((first_relevant >= 0) & (first_relevant < k)).astype(np.float64)
 
 
 def judged_share(known: np.ndarray, retrieved: np.ndarray, k: int) -> np.ndarray:

@@ -24,6 +24,7 @@ from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics.alignment import (
     judged_rows,
     judged_rows_of,
+    ranked_lengths,
     ranked_rows,
     run_of_gold,
 )
@@ -77,6 +78,15 @@ class Relevance:
     # first-relevant-only (RR, Success): the same relevance with every rank joined, on demand
     complete: Callable[[], Relevance] | None = None
     notes: dict[int, str] | None = None  # query position -> what its explanation should add
+    # first-relevant-only (RR, Success): [nq] rank index of the first relevant document (-1: none);
+    # the matrices are then empty ([nq, 0]) and ``complete`` holds them
+    first_relevant: np.ndarray | None = None
+
+    def first_relevant_ranks(self) -> np.ndarray:
+        """[nq] rank index (0-based) of each query's first relevant document, -1 when none."""
+        if self.first_relevant is not None:
+            return self.first_relevant
+        return np.where(self.relevant.any(axis=1), np.argmax(self.relevant, axis=1), -1)
 
 
 # -- gold mode ------------------------------------------------------------------------------------
@@ -96,21 +106,37 @@ def gold_relevance(
 ) -> Relevance:
     """Graded judgments of the gold set (trec_eval semantics: unjudged = non-relevant).
 
-    ``first_relevant_only`` (reciprocal rank, Success): the matrices hold each query's first
-    relevant document only, every other rank reading as unjudged; past the first ranks only the
-    queries with no relevant document yet are joined deeper. :attr:`Relevance.complete` gives the
-    whole relevance for counts and explanations.
+    ``first_relevant_only`` (reciprocal rank, Success): only the rank of each query's first
+    relevant document is found (:attr:`Relevance.first_relevant`); past the first ranks only the
+    queries with no relevant document yet are joined deeper, and no [queries, depth] matrix is
+    built. :attr:`Relevance.complete` gives the whole relevance for counts and explanations.
     """
-    rows = ranked_rows(run, gold, depth)
     judgments = gold.judgments
     grades = judgments.values
     relevant_grades = (grades >= relevance_level) & (grades >= 0)
+    n_relevant = gold.memo(
+        ("n_relevant", relevance_level), lambda: count_per_group(relevant_grades, judgments.offsets)
+    )
+    excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
     # (with no judgment at all there is nothing to find in the first pass, nor past it)
-    first_pass = first_relevant_only and depth > _FIRST_PASS_RANKS and grades.size > 0
-    if first_pass:
-        found = _first_relevant(run, gold, rows, relevant_grades)
-    else:
-        found = judged_rows(run, gold, depth)  # -1 where unjudged or past the end
+    if first_relevant_only and depth > _FIRST_PASS_RANKS and grades.size > 0:
+        none = np.zeros((len(judgments.keys), 0))
+        return Relevance(
+            judgments.keys,
+            none.astype(np.int64),
+            none,
+            none.astype(bool),
+            none.astype(bool),
+            none,
+            n_relevant,
+            excluded,
+            run_of_gold(run, gold) < 0,
+            lambda position, n, binary: [],
+            complete=lambda: gold_relevance(run, gold, depth, relevance_level, need_ideal),
+            first_relevant=_first_relevant_ranks(run, gold, depth, relevant_grades),
+        )
+    rows = ranked_rows(run, gold, depth)
+    found = judged_rows(run, gold, depth)  # -1 where unjudged or past the end
     # A negative grade is judged non-relevant (trec_eval): no gain, never relevant, but judged.
     gains = np.maximum(grades, 0)
     known = found >= 0
@@ -129,13 +155,6 @@ def gold_relevance(
         ideal = _top_grades_per_group(gains, judgments.offsets, depth)
     else:
         ideal = np.zeros((rows.shape[0], 0))
-    n_relevant = gold.memo(
-        ("n_relevant", relevance_level),
-        lambda: np.bincount(
-            judgments.group_of_rows(), weights=relevant_grades, minlength=len(judgments.keys)
-        ).astype(np.int64),
-    )
-    excluded = {int(q): NO_RELEVANT_JUDGED for q in np.flatnonzero(n_relevant == 0)}
 
     def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
         docs, values = judgments.docs_of(position), judgments.values_of(position).tolist()
@@ -155,49 +174,33 @@ def gold_relevance(
         run_of_gold(run, gold) < 0,
         ideal_documents,
         negative=negative,
-        complete=(
-            (lambda: gold_relevance(run, gold, depth, relevance_level, need_ideal))
-            if first_pass
-            else None
-        ),
     )
 
 
-def _first_relevant(
-    run: Run, gold: GoldSet, rows: np.ndarray, relevant_grades: np.ndarray
+def _first_relevant_ranks(
+    run: Run, gold: GoldSet, depth: int, relevant_grades: np.ndarray
 ) -> np.ndarray:
-    """[gold queries, depth] judgment row of each query's first relevant document, -1 elsewhere.
+    """[gold queries] rank index of each query's first relevant document (-1: none in ``depth``).
 
     The first ranks come from the join the cutoff metrics share; only the rankings with nothing
-    relevant there are joined deeper, and only their first relevant rank is kept, so no
-    [queries, depth] matrix but the result is built.
+    relevant there are joined deeper, a chunk of queries at a time.
     """
-    found = np.full(rows.shape, -1, dtype=np.int32 if relevant_grades.size < 2**31 else np.int64)
     first = judged_rows(run, gold, _FIRST_PASS_RANKS)
-    _keep_first_relevant(found, np.arange(rows.shape[0]), 0, first, relevant_grades)
-    hit = (found[:, :_FIRST_PASS_RANKS] >= 0).any(axis=1)
-    deeper = np.flatnonzero(~hit & (rows[:, _FIRST_PASS_RANKS] >= 0))
-    # chunks of queries: the deeper join is [queries, depth] wide for those queries
+    ranks = _first_relevant_in(first, relevant_grades)
+    lengths = ranked_lengths(run, gold)
+    deeper = np.flatnonzero((ranks < 0) & (lengths > _FIRST_PASS_RANKS))
     for start in range(0, deeper.size, _DEEPER_QUERIES_PER_CHUNK):
         queries = deeper[start : start + _DEEPER_QUERIES_PER_CHUNK]
-        later = judged_rows_of(run, gold, rows[queries, _FIRST_PASS_RANKS:], queries)
-        _keep_first_relevant(found, queries, _FIRST_PASS_RANKS, later, relevant_grades)
-    return found
+        rows = ranked_rows(run, gold, depth, queries, first_rank=_FIRST_PASS_RANKS)
+        later = _first_relevant_in(judged_rows_of(run, gold, rows, queries), relevant_grades)
+        ranks[queries] = np.where(later >= 0, later + _FIRST_PASS_RANKS, -1)
+    return ranks
 
 
-def _keep_first_relevant(
-    found: np.ndarray,
-    queries: np.ndarray,
-    first_rank: int,
-    judged: np.ndarray,
-    relevant_grades: np.ndarray,
-) -> None:
-    """Write into ``found`` the first relevant judgment of each of ``queries`` in ``judged`` (their
-    judgment rows from rank ``first_rank`` on)."""
+def _first_relevant_in(judged: np.ndarray, relevant_grades: np.ndarray) -> np.ndarray:
+    """[rows] column of the first relevant judgment in each row of judgment rows, -1 when none."""
     is_relevant = (judged >= 0) & relevant_grades[np.maximum(judged, 0)]
-    has = np.flatnonzero(is_relevant.any(axis=1))
-    rank = is_relevant[has].argmax(axis=1)
-    found[queries[has], first_rank + rank] = judged[has, rank]
+    return np.where(is_relevant.any(axis=1), is_relevant.argmax(axis=1), -1)
 
 
 # Rankings joined at once past the first ranks (bounds the temporary [queries, depth] matrices).
@@ -216,22 +219,27 @@ def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -
     if grades.size == 0:
         return out
     top_grade = int(grades.max())
-    groups = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     if top_grade <= _COUNTED_GRADES:
-        counts = np.bincount(
-            groups * (top_grade + 1) + grades, minlength=lengths.size * (top_grade + 1)
-        )
-        reaching = np.cumsum(counts.reshape(lengths.size, top_grade + 1)[:, ::-1], axis=1)[:, ::-1]
         ranks = np.arange(depth)
         for level in range(1, top_grade + 1):
-            out += reaching[:, level, None] > ranks[None, :]
+            out += count_per_group(grades >= level, offsets)[:, None] > ranks[None, :]
         return out
+    groups = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
     keys = np.sort(groups * (top_grade + 1) + (top_grade - grades))
     sorted_groups, sorted_grades = keys // (top_grade + 1), top_grade - keys % (top_grade + 1)
     rank = np.arange(grades.size) - offsets[sorted_groups]
     keep = rank < depth
     out[sorted_groups[keep], rank[keep]] = sorted_grades[keep]
     return out
+
+
+def count_per_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """[groups] how many of each group's rows are flagged (no per-row group column is built)."""
+    counts = np.zeros(offsets.size - 1, dtype=np.int64)
+    filled = np.flatnonzero(np.diff(offsets) > 0)
+    if filled.size:  # reduceat reads an empty group's next row: only non-empty groups are summed
+        counts[filled] = np.add.reduceat(flags, offsets[filled], dtype=np.int64)
+    return counts
 
 
 # Grades up to this are counted per level by _top_grades_per_group; higher ones are sorted.

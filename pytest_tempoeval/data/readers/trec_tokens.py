@@ -264,9 +264,10 @@ class _Problem:
 
 def _parse_block(buf: np.ndarray, end: int, layout: LineFormat) -> _Block | _Problem:
     """Parse the lines ``buf[:end]``; runs on a worker thread, so it only reads its arguments."""
-    blanks = np.flatnonzero(buf[:end] <= 32)
+    is_blank = buf[:end] <= 32
+    blanks = np.flatnonzero(is_blank)
     n_fields = layout.n_fields
-    found = _regular_layout(buf, end, blanks, n_fields)
+    found = _regular_layout(buf, end, is_blank, blanks, n_fields)
     if found is None:
         found = _general_layout(buf, end, blanks, layout)
         if isinstance(found, _Problem):
@@ -317,7 +318,9 @@ class _LazyBounds(dict):
 Layout = tuple[np.ndarray, _LazyBounds, int]  # line numbers, field bounds, newlines in the block
 
 
-def _regular_layout(buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int) -> Layout | None:
+def _regular_layout(
+    buf: np.ndarray, end: int, is_blank: np.ndarray, blanks: np.ndarray, n_fields: int
+) -> Layout | None:
     """Fast path for the usual file: one space or tab between fields, a newline ending every line.
 
     Then blank number ``j`` ends token ``j`` and every ``n_fields``-th blank is a newline: field
@@ -325,27 +328,30 @@ def _regular_layout(buf: np.ndarray, end: int, blanks: np.ndarray, n_fields: int
     Returns None for anything else (blank lines, CRLF, runs of blanks, control bytes, a missing
     final newline), which takes the general path.
     """
-    if blanks.size == 0 or blanks.size % n_fields or buf[0] <= 32 or blanks[-1] != end - 1:
+    if blanks.size == 0 or blanks.size % n_fields or is_blank[0] or blanks[-1] != end - 1:
         return None
     n_lines = blanks.size // n_fields
-    separators = buf[blanks].reshape(n_lines, n_fields)
-    if not np.all(separators[:, -1] == _NEWLINE):
-        return None
-    between = separators[:, :-1]
-    if not np.all(between == _SPACE) and not np.all((between == _SPACE) | (between == _TAB)):
-        return None
     ends = blanks.reshape(n_lines, n_fields)
-    previous = np.empty_like(ends)  # the blank before each token
-    previous[:, 1:] = ends[:, :-1]
-    previous[0, 0] = -1
-    previous[1:, 0] = ends[:-1, -1]
-    lengths = ends - previous - 1
-    if not np.all(lengths):  # two blanks in a row: an empty field
+    if not np.all(buf[ends[:, -1]] == _NEWLINE):
         return None
-    if np.any(buf[previous[:, 0] + 1] == _COMMENT):  # a comment line: the general path skips it
+    # The other blanks are all spaces when there are that many spaces (no positions needed).
+    if np.count_nonzero(buf[:end] == _SPACE) != n_lines * (n_fields - 1):
+        between = buf[ends[:, :-1]]
+        if not np.all((between == _SPACE) | (between == _TAB)):
+            return None
+    if np.any(is_blank[1:] & is_blank[:-1]):  # two blanks in a row: an empty field
         return None
-    bounds = _LazyBounds(lambda field: (previous[:, field] + 1, lengths[:, field]))
-    return np.arange(n_lines), bounds, n_lines
+    line_starts = np.empty(n_lines, dtype=blanks.dtype)
+    line_starts[0] = 0
+    line_starts[1:] = ends[:-1, -1] + 1
+    if np.any(buf[line_starts] == _COMMENT):  # a comment line: the general path skips it
+        return None
+
+    def field_bounds(field: int) -> tuple[np.ndarray, np.ndarray]:
+        starts = line_starts if field == 0 else ends[:, field - 1] + 1
+        return starts, ends[:, field] - starts
+
+    return np.arange(n_lines), _LazyBounds(field_bounds), n_lines
 
 
 def _general_layout(
