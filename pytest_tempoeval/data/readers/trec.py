@@ -10,7 +10,7 @@ trec_eval's order, grades become judgments.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -138,9 +138,9 @@ def read_trec_qrels(path: Path, beir: bool = False) -> tuple[Ragged, np.ndarray]
     """
     kind = _BEIR_QRELS if beir else _QRELS
     rows = _read_grouped(path, kind, header=BEIR_QRELS_HEADER if beir else None)
-    doc_ids = words_to_ids(rows.doc_words, rows.doc_width)
-    grades = _grades(rows.values, doc_ids, rows.lines, path)
-    return Ragged(rows.keys, rows.offsets, doc_ids, grades, rows.doc_words), rows.lines
+    table = Ragged.from_words(rows.keys, rows.offsets, rows.doc_words, rows.doc_width, rows.values)
+    grades = _grades(rows.values, table, rows.lines, path)
+    return replace(table, values=grades), rows.lines
 
 
 def _read_grouped(path: Path, kind: _Format, header: bytes | None = None) -> _Grouped:
@@ -170,7 +170,7 @@ def _read_grouped(path: Path, kind: _Format, header: bytes | None = None) -> _Gr
     return rows
 
 
-def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -> np.ndarray:
+def _grades(text: np.ndarray, table: Ragged, lines: np.ndarray, path: Path) -> np.ndarray:
     """Grades are integers. A negative grade is kept: trec_eval reads it as judged non-relevant
     (-1 in its own ``qrels.rel_level``, -2 for junk in ClueWeb's web-track qrels)."""
     try:
@@ -185,7 +185,7 @@ def _grades(text: np.ndarray, docs: np.ndarray, lines: np.ndarray, path: Path) -
                 path,
                 int(lines[row]),
                 f"grade {text[row].decode(errors='replace')!r} of doc "
-                f"{docs[row].decode(errors='replace')!r} is not an integer from -{MAX_GRADE:,} "
+                f"{table.ids_of(slice(row, row + 1))[0]!r} is not an integer from -{MAX_GRADE:,} "
                 f"to {MAX_GRADE:,}; use 0 (judged non-relevant), 1, 2, ... (negative grades are "
                 "judged non-relevant too)",
             )

@@ -202,7 +202,8 @@ class _Output:
         self.words = {field: np.zeros((capacity, 1), dtype=np.uint64) for field in ids}
         self.widths = dict.fromkeys(ids, 1)
         self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in numbers}
-        self.lines = np.empty(capacity, dtype=np.int64)
+        # a line holds at least two bytes: int32 line numbers fit any file below 4 GiB
+        self.lines = np.empty(capacity, dtype=np.int32 if capacity < 2**30 else np.int64)
         # Rows whose line has a byte >= 0x80: the only ones UTF-8 checks need to decode.
         self.non_ascii_rows: list[np.ndarray] = []
 
