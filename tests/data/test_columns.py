@@ -16,6 +16,7 @@ from pytest_tempoeval.data.columns import (
     hash_words,
     id_words,
     join_within_groups,
+    sort_within_groups,
     words_to_ids,
 )
 from pytest_tempoeval.data.readers.trec_tokens import parse_floats
@@ -91,6 +92,49 @@ def test_join_within_groups_equals_per_group_dicts(
     assert found.tolist() == expected
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(0, 2**64 - 1) | st.just(2**64 - 1), max_size=300), max_size=12)
+)
+def test_sort_within_groups_equals_sorting_each_group(groups: list[list[int]]) -> None:
+    """Any group sizes (padded rows of several widths), and values equal to the padding."""
+    offsets = np.cumsum([0] + [len(group) for group in groups])
+    values = np.array([value for group in groups for value in group], dtype=np.uint64)
+    sort_within_groups(values, offsets)
+    assert values.tolist() == [value for group in groups for value in sorted(group)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(["a", "b", "d1", "x" * 9, "x" * 9 + "y"]), max_size=9)),
+    st.sampled_from([1, 3, 1 << 20]),
+    st.booleans(),
+)
+def test_duplicate_pairs_equal_a_dict_per_group(
+    groups: list[list[str]], chunk_rows: int, colliding: bool
+) -> None:
+    """One-word and longer ids, any chunking, and every hash colliding: (first row, repeated
+    row) for each repeat within its group, never across groups."""
+    offsets = np.cumsum([0] + [len(group) for group in groups])
+    words = id_words(encode_ids([doc for group in groups for doc in group] or ["a"]))
+    words = words[: int(offsets[-1])]
+    expected = []
+    for group, docs in enumerate(groups):
+        first: dict[str, int] = {}
+        for i, doc in enumerate(docs):
+            row = int(offsets[group]) + i
+            if doc in first:
+                expected.append((first[doc], row))
+            else:
+                first[doc] = row
+    if colliding:
+        with mock.patch.object(columns, "hash_words", lambda words, salt=None: zeros(len(words))):
+            found = duplicate_pairs(offsets, words, chunk_rows)
+    else:
+        found = duplicate_pairs(offsets, words, chunk_rows)
+    assert sorted(found) == sorted(expected)
+
+
 def test_duplicate_pairs_are_exact_and_within_groups() -> None:
     offsets = np.array([0, 3, 6])
     words = id_words(encode_ids(["a", "b", "a", "a", "c", "c"]))
@@ -108,6 +152,22 @@ def test_duplicate_pairs_are_exact_and_within_groups() -> None:
 def test_parse_floats_equals_python_float(value: object) -> None:
     text = str(value).encode()
     assert parse_floats(np.array([text, b"1.5"])).tolist()[0] == float(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789.+-", min_size=1, max_size=8))
+def test_short_numbers_parse_as_float_does_or_are_refused(text: str) -> None:
+    """Numbers of up to 8 bytes take the word-at-a-time path: signs, a leading or trailing dot,
+    leading zeros; anything float() refuses is refused at its row."""
+    values = np.array([b"1", text.encode()])
+    try:
+        expected = float(text)
+    except ValueError:
+        with pytest.raises(ValueError) as refused:
+            parse_floats(values)
+        assert refused.value.args == (1,)
+    else:
+        assert repr(parse_floats(values).tolist()[1]) == repr(expected)  # -0.0 stays -0.0
 
 
 def test_long_judgment_lists_take_the_hash_index_path() -> None:
