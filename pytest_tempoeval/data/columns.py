@@ -226,6 +226,25 @@ def join_within_groups(
     return result
 
 
+def same_group_as_next(offsets: np.ndarray) -> np.ndarray:
+    """[rows - 1] whether row ``i`` and row ``i + 1`` are in the same group (group ``g`` is rows
+    ``offsets[g]:offsets[g + 1]``; no per-row group column is built)."""
+    n_rows = int(offsets[-1])
+    starts = offsets[1:-1]  # of every group but the first (an empty group starts nothing)
+    same = np.ones(max(n_rows - 1, 0), dtype=bool)
+    same[starts[(starts > 0) & (starts < n_rows)] - 1] = False
+    return same
+
+
+def count_per_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """[groups] how many of each group's rows are flagged (no per-row group column is built)."""
+    counts = np.zeros(offsets.size - 1, dtype=np.int64)
+    filled = np.flatnonzero(np.diff(offsets) > 0)
+    if filled.size:  # reduceat reads an empty group's next row: only non-empty groups are summed
+        counts[filled] = np.add.reduceat(flags, offsets[filled], dtype=np.int64)
+    return counts
+
+
 def _chunks_of_groups(rows_per_group: np.ndarray, chunk_rows: int) -> list[tuple[int, int]]:
     """Ranges of whole groups holding about ``chunk_rows`` rows each (a bigger group alone)."""
     total = np.cumsum(rows_per_group)
@@ -512,9 +531,7 @@ def duplicate_pairs(
         group_offsets = offsets[first : stop + 1] - start
         ordered = keys.copy()
         sort_within_groups(ordered, group_offsets)
-        same = ordered[1:] == ordered[:-1]
-        starts = group_offsets[1:-1]
-        same[starts[(starts > 0) & (starts < same.size + 1)] - 1] = False  # across two groups
+        same = (ordered[1:] == ordered[:-1]) & same_group_as_next(group_offsets)
         if not same.any():
             return []
         seen: dict[tuple[int, bytes], int] = {}
@@ -550,9 +567,7 @@ def trec_eval_order(
     """
     if scores.size < 2:
         return words, scores
-    starts = offsets[1:-1]  # of every query but the first (an empty ranking starts nothing)
-    same_query = np.ones(scores.size - 1, dtype=bool)
-    same_query[starts[(starts > 0) & (starts < scores.size)] - 1] = False
+    same_query = same_group_as_next(offsets)
     if np.any(same_query & (scores[1:] > scores[:-1])):
         # Keys, least significant first: doc id descending (~words ascending), score descending,
         # query.

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pytest_tempoeval.data.columns import count_per_group
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.errors import MetricError
@@ -231,15 +232,6 @@ def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -
     keep = rank < depth
     out[sorted_groups[keep], rank[keep]] = sorted_grades[keep]
     return out
-
-
-def count_per_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """[groups] how many of each group's rows are flagged (no per-row group column is built)."""
-    counts = np.zeros(offsets.size - 1, dtype=np.int64)
-    filled = np.flatnonzero(np.diff(offsets) > 0)
-    if filled.size:  # reduceat reads an empty group's next row: only non-empty groups are summed
-        counts[filled] = np.add.reduceat(flags, offsets[filled], dtype=np.int64)
-    return counts
 
 
 # Grades up to this are counted per level by _top_grades_per_group; higher ones are sorted.

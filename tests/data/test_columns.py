@@ -1,5 +1,6 @@
 """The columnar primitives behind the joins, checked against plain Python dicts and float()."""
 
+import itertools
 from unittest import mock
 
 import numpy as np
@@ -11,11 +12,13 @@ from pytest_tempoeval import GoldSet, Run, ndcg
 from pytest_tempoeval.data import columns
 from pytest_tempoeval.data.columns import (
     HashIndex,
+    count_per_group,
     duplicate_pairs,
     encode_ids,
     hash_words,
     id_words,
     join_within_groups,
+    same_group_as_next,
     sort_within_groups,
     words_to_ids,
 )
@@ -135,6 +138,18 @@ def test_duplicate_pairs_equal_a_dict_per_group(
     assert sorted(found) == sorted(expected)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.booleans(), max_size=6), min_size=1, max_size=8))
+def test_group_helpers_equal_a_per_row_group_column(groups: list[list[bool]]) -> None:
+    """Empty groups anywhere, first and last included."""
+    offsets = np.cumsum([0] + [len(group) for group in groups])
+    row_group = [g for g, group in enumerate(groups) for _ in group]
+    flags = np.array([flag for group in groups for flag in group], dtype=bool)
+    assert count_per_group(flags, offsets).tolist() == [sum(group) for group in groups]
+    expected = [a == b for a, b in itertools.pairwise(row_group)]
+    assert same_group_as_next(offsets).tolist() == expected
+
+
 def test_duplicate_pairs_are_exact_and_within_groups() -> None:
     offsets = np.array([0, 3, 6])
     words = id_words(encode_ids(["a", "b", "a", "a", "c", "c"]))
@@ -170,9 +185,8 @@ def test_short_numbers_parse_as_float_does_or_are_refused(text: str) -> None:
         assert repr(parse_floats(values).tolist()[1]) == repr(expected)  # -0.0 stays -0.0
 
 
-def test_long_judgment_lists_take_the_hash_index_path() -> None:
-    # 300 judgments against a 2-document ranking: too many comparisons, so the hash index joins
-    # them.
+def test_long_judgment_lists_against_a_short_ranking() -> None:
+    # 300 judgments against a 2-document ranking: one group far longer than the other side
     relevant = {f"d{i}": 1 + i % 3 for i in range(300)}
     gold = GoldSet.from_dict({"queries": [{"id": "q", "relevant": relevant}]})
     result = ndcg(Run({"q": ["d299", "zzz"]}), gold, k=2)
