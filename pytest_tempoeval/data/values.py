@@ -30,7 +30,7 @@ def id_problem(value: object) -> str | None:
         return f"must be a string, got {value!r} ({type(value).__name__})"
     text = str(value)
     if not text.strip():
-        return "is empty" if not text else f"{text!r} is empty"
+        return "is empty" if not text else f"{text!r} is only whitespace"
     if text != text.strip():
         return f"{text!r} has leading or trailing whitespace"
     if any(ord(char) < 32 or ord(char) == 127 for char in text):

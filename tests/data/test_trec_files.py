@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -168,6 +169,24 @@ def test_qrels_non_utf8_ids_name_the_line(tmp_path: Path) -> None:
     query = write(tmp_path, b"q1 0 d1 1\nq\xe9 0 d1 1\n", "query.qrels")
     with pytest.raises(GoldSetError, match=r"query\.qrels:2: query id b'q\\xe9' is not valid"):
         GoldSet.from_trec_qrels(query)
+
+
+@pytest.mark.parametrize("blank", ["\u2028", "\u00a0", "\u3000", "\x85"])
+def test_unicode_whitespace_ids_are_refused_like_in_every_other_loader(
+    tmp_path: Path, blank: str
+) -> None:
+    # The tokeniser splits on ASCII blanks only, so these arrive as ids; kept, they could never be
+    # typed, shown or matched, and a run or gold set built in Python refuses them.
+    for name, text, line, field in [
+        ("query.qrels", f"q1 0 d1 1\n{blank} 0 d1 1\n", 2, "query id"),
+        ("doc.qrels", f"q1 0 d1 1\nq1 0 x{blank} 1\n", 2, "doc id"),
+    ]:
+        path = write(tmp_path, text.encode(), name)
+        with pytest.raises(GoldSetError, match=rf"{re.escape(name)}:{line}: {field} .*whitespace"):
+            GoldSet.from_trec_qrels(path)
+    run = write(tmp_path, f"q1 Q0 d1 1 2 r\n{blank} Q0 d1 1 2 r\n".encode(), "blank.run")
+    with pytest.raises(RunError, match=r"blank\.run:2: query id .*whitespace"):
+        Run.from_trec(run)
 
 
 def test_qrels_byte_order_mark_is_refused(tmp_path: Path) -> None:

@@ -743,6 +743,18 @@ FOUND_BUGS = [
         b'{"version":1,"results":{"r":{"per_query":{"q":' + _E309 + b"}}}}",
         "a per-query score beyond float range: OverflowError",
     ),
+    FoundBug(
+        "trec_qrels",
+        "unicode-blank-query",
+        b"q1 0 d1 3\n\xe2\x80\xa8 0 d1 1\n",
+        "U+2028 as a query id: loaded, then a RunError from scoring, with no file or line",
+    ),
+    FoundBug(
+        "trec_run",
+        "unicode-blank-doc",
+        b"q1 Q0 d1 1 2.0 r\nq1 Q0 \xc2\xa0 2 1.0 r\n",
+        "U+00A0 as a doc id: loaded, an id no other loader accepts",
+    ),
     FoundBug("cassette_json", "int-digits", _DIGITS, "a 4,301-digit integer"),
     FoundBug("cassette_yaml", "int-digits", _DIGITS, "a 4,301-digit integer"),
     FoundBug(

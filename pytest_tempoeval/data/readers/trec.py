@@ -28,7 +28,7 @@ from pytest_tempoeval.data.readers.trec_tokens import (
     parse_ints,
     read_fields,
 )
-from pytest_tempoeval.data.values import MAX_GRADE
+from pytest_tempoeval.data.values import MAX_GRADE, id_problem
 from pytest_tempoeval.errors import GoldSetError, RunError, located
 
 TREC_RUN_FORMAT = "qid Q0 docid rank score tag"
@@ -201,34 +201,36 @@ def _check_utf8(
     path: Path,
     error: type[Exception],
 ) -> None:
-    """Doc ids must be UTF-8. Only ``rows`` (lines with a byte >= 0x80, rare) need decoding."""
+    """Doc ids must be UTF-8 and valid ids. Only ``rows`` (lines with a byte >= 0x80, rare) need
+    decoding: an ASCII field has no blank or control byte (the tokeniser splits on or rejects them),
+    but a non-ASCII one can be Unicode whitespace such as U+2028 or U+00A0."""
     for row in rows.tolist():
         value = bytes(words_to_ids(words[row : row + 1], width)[0])
         try:
-            value.decode("utf-8")
+            problem = id_problem(value.decode("utf-8"))
         except UnicodeDecodeError:
-            raise error(
-                located(
-                    path,
-                    int(lines[row]),
-                    f"doc id {value!r} is not valid UTF-8: save the file as UTF-8",
-                )
-            ) from None
+            problem = f"{value!r} is not valid UTF-8: save the file as UTF-8"
+        if problem:
+            raise error(located(path, int(lines[row]), f"doc id {problem}"))
 
 
 def _decode_queries(
     keys: list[bytes], offsets: np.ndarray, lines: np.ndarray, path: Path, error: type[Exception]
 ) -> tuple[str, ...]:
-    try:
-        return tuple([key.decode("utf-8") for key in keys])
-    except UnicodeDecodeError:
-        for key, start in zip(keys, offsets[:-1].tolist()):
-            try:
-                key.decode("utf-8")
-            except UnicodeDecodeError:
-                message = f"query id {key!r} is not valid UTF-8: save the file as UTF-8"
-                raise error(located(path, int(lines[start]), message)) from None
-        raise
+    """Query ids as text; the non-ASCII ones (rare) are held to the id rules, as in _check_utf8."""
+    if all(key.isascii() for key in keys):
+        return tuple([key.decode("ascii") for key in keys])
+    decoded: list[str] = []
+    for key, start in zip(keys, offsets[:-1].tolist()):
+        try:
+            text = key.decode("utf-8")
+            problem = id_problem(text)
+        except UnicodeDecodeError:
+            problem = f"{key!r} is not valid UTF-8: save the file as UTF-8"
+        if problem:
+            raise error(located(path, int(lines[start]), f"query id {problem}"))
+        decoded.append(text)
+    return tuple(decoded)
 
 
 def _doc(rows: _Grouped, row: int) -> str:
