@@ -305,11 +305,12 @@ def print_table(
         f"       temporal P@{args.k} per-query max |ours - TempoEval| = {worst:.3g} "
         "(TempoEval rounds to 5 decimals)"
     )
-    for label in ("ours cold", "ours warm"):
+    # warm: the first focus-time issue's target; cold (indexing included): issue 15's
+    for label, target in (("ours cold", 5), ("ours warm", 20)):
         ratio = med["tempoeval"] / med[label]
         print(
             f"ratio TempoEval/{label} = {ratio:.1f}x; "
-            f"target >= 20x: {'MET' if ratio >= 20 else 'NOT MET'}"
+            f"target >= {target}x: {'MET' if ratio >= target else 'NOT MET'}"
         )
 
 

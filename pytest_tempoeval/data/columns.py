@@ -97,34 +97,45 @@ class HashIndex:
         pending = np.arange(n_keys)
         probes = np.zeros(n_keys, dtype=np.uint64)
         while pending.size:
-            slot = ((self.hashes[pending] + probes[pending]) & self.mask).astype(np.int64)
+            hashes = self.hashes[pending]
+            slot = ((hashes + probes[pending]) & self.mask).astype(np.int64)
             occupant = self.slots[slot]
             occupied = occupant >= 0
-            same = np.zeros(pending.size, dtype=bool)
-            same[occupied] = self._equal(occupant[occupied], pending[occupied], words, salt)
+            same = self._holds(occupant, pending, hashes, words, salt)
             for row, first in zip(pending[same].tolist(), occupant[same].tolist()):
                 duplicate_of[row] = first
             probes[pending[occupied & ~same]] += np.uint64(1)  # taken by another key: probe on
             # Several keys may race for one empty slot: the earliest row wins, deterministically.
+            # Rows are written as codes below -1 (the empty mark) so that a minimum picks the
+            # earliest racer in one scatter, without sorting them.
             racers, racer_slots = pending[~occupied], slot[~occupied]
-            order = np.lexsort((racers, racer_slots))
-            racers, racer_slots = racers[order], racer_slots[order]
-            wins = np.ones(racers.size, dtype=bool)
-            wins[1:] = racer_slots[1:] != racer_slots[:-1]
-            self.slots[racer_slots[wins]] = racers[wins]
+            np.minimum.at(self.slots, racer_slots, racers - (n_keys + 1))
+            winners = self.slots[racer_slots] + (n_keys + 1)
+            self.slots[racer_slots] = winners
+            wins = winners == racers
             # Losers keep their probe count and look at the same slot again next round, so a loser
             # equal to the winner is caught as a duplicate instead of sliding past it.
             pending = np.concatenate((pending[occupied & ~same], racers[~wins]))
         self.duplicate_of = duplicate_of  # row -> earlier row with the same key
 
-    def _equal(
-        self, stored: np.ndarray, rows: np.ndarray, words: np.ndarray, salt: np.ndarray | None
+    def _holds(
+        self,
+        occupant: np.ndarray,
+        rows: np.ndarray,
+        hashes: np.ndarray,
+        words: np.ndarray,
+        salt: np.ndarray | None,
     ) -> np.ndarray:
-        equal = self.hashes[stored] == self.hashes[rows]
-        equal &= np.all(self.words[stored] == words[rows], axis=1)
+        """Whether each slot's occupant (-1: empty) is the key of ``words[rows]`` (and salt)."""
+        held = self.hashes[occupant] == hashes  # an empty slot reads the last key: masked next
+        held &= occupant >= 0
+        stored = self.words[occupant]
+        for column in range(words.shape[1]):  # column by column: no [rows, words] temporary
+            held &= stored[:, column] == words[rows, column]
         if salt is not None:
-            equal &= self.salt[stored] == salt[rows]
-        return equal
+            assert self.salt is not None
+            held &= self.salt[occupant] == salt[rows]
+        return held
 
     def find(self, words: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
         """Row of every key in the table (-1 when absent)."""
@@ -135,25 +146,19 @@ class HashIndex:
             result = np.full(words.shape[0], -1, dtype=np.int64)
             result[fits] = self.find(words[fits, :n_words], None if salt is None else salt[fits])
             return result
+        result = np.full(words.shape[0], -1, dtype=np.int64)
+        if self.words.shape[0] == 0:
+            return result
         words = widen(words, n_words)
         hashes = hash_words(words, salt)
-        result = np.full(words.shape[0], -1, dtype=np.int64)
         pending = np.arange(words.shape[0])
         probe = np.uint64(0)
         while pending.size:
-            slot = ((hashes[pending] + probe) & self.mask).astype(np.int64)
-            occupant = self.slots[slot]
-            occupied = occupant >= 0
-            hit = np.zeros(pending.size, dtype=bool)
-            stored, asked = occupant[occupied], pending[occupied]
-            match = (self.hashes[stored] == hashes[asked]) & np.all(
-                self.words[stored] == words[asked], axis=1
-            )
-            if salt is not None:
-                match &= self.salt[stored] == salt[asked]
-            hit[occupied] = match
+            asked = hashes[pending]
+            occupant = self.slots[((asked + probe) & self.mask).astype(np.int64)]
+            hit = self._holds(occupant, pending, asked, words, salt)
             result[pending[hit]] = occupant[hit]
-            pending = pending[occupied & ~hit]  # an empty slot ends the probe sequence: absent
+            pending = pending[(occupant >= 0) & ~hit]  # an empty slot ends the probe sequence
             probe += np.uint64(1)
         return result
 
@@ -408,6 +413,14 @@ class Ragged:
         if self.known_words is None:
             object.__setattr__(self, "known_words", id_words(self.doc_ids))
         return self.known_words
+
+    def words_of(self, rows: np.ndarray) -> np.ndarray:
+        """Id words of some rows, without computing every row's (a run built in Python has only
+        its ``S`` array until something needs all the words)."""
+        if self.known_words is not None:
+            return self.known_words[rows]
+        assert self.stored_ids is not None
+        return id_words(self.stored_ids[rows])
 
     @property
     def lengths(self) -> np.ndarray:

@@ -40,6 +40,17 @@ def test_hash_index_finds_exactly_what_a_dict_finds(stored: list[str], asked: li
     assert index.find(id_words(encode_ids(asked))).tolist() == expected
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "c", "ab", "é", "x" * 9]), max_size=40))
+def test_hash_index_maps_each_repeated_key_to_its_first_row(stored: list[str]) -> None:
+    # Keys racing for one empty slot: the earliest row must win, so that duplicates point back.
+    index = HashIndex(id_words(encode_ids(stored)))
+    first = {value: stored.index(value) for value in stored}
+    expected = {row: first[value] for row, value in enumerate(stored) if first[value] != row}
+    assert index.duplicate_of == expected
+    assert index.find(id_words(encode_ids(list(first)))).tolist() == list(first.values())
+
+
 def test_hash_index_with_salt_keeps_queries_apart_and_reports_duplicates() -> None:
     words = id_words(encode_ids(["d1", "d2", "d1", "d1"]))
     index = HashIndex(words, salt=np.array([0, 0, 1, 1]))

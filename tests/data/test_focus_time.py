@@ -6,10 +6,12 @@ import copy
 import json
 import pickle
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_tempoeval.data import focus_time as focus_time_module
 from pytest_tempoeval.data.focus_time import (
     MAX_YEAR,
     MIN_YEAR,
@@ -38,6 +40,21 @@ def test_constructor_and_from_years_keep_the_given_years() -> None:
     assert FocusTime.from_years(iter([5, 1])).years == frozenset({1, 5})
     assert FocusTime().years == frozenset()
     assert FocusTime([MIN_YEAR, MAX_YEAR]).years == frozenset({1, 9999})
+
+
+def test_equal_focus_times_share_one_object_and_the_sharing_is_bounded() -> None:
+    # Interning is what lets the metrics index 100,000 documents' focus times with pointer
+    # compares; it must never change a value, and a stream of distinct ones must not grow it.
+    assert FocusTime.from_range(1990, 1992) is FocusTime.parse("1990-1992")
+    assert FocusTime([1992, 1991, 1990]).years is FocusTime.from_range(1990, 1992).years
+    assert FocusTime([np.int64(1990)]).years == {1990}  # numpy integers are still years
+    many = [FocusTime.from_range(1, n) for n in range(1, 300)] + [
+        FocusTime.from_range(n, n) for n in range(1, MAX_YEAR + 1)
+    ]
+    assert [len(ft) for ft in many[:299]] == list(range(1, 300))
+    assert [ft.min for ft in many[299:]] == list(range(1, MAX_YEAR + 1))
+    assert len(focus_time_module._INTERNED) <= focus_time_module._INTERN_ENTRIES
+    assert max(map(len, focus_time_module._INTERNED)) <= focus_time_module._INTERN_YEARS
 
 
 def test_from_range_is_inclusive() -> None:

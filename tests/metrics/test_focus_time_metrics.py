@@ -2,9 +2,13 @@
 
 import math
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_tempoeval import (
+    FocusTime,
     GoldSet,
     MetricError,
     Run,
@@ -15,6 +19,7 @@ from pytest_tempoeval import (
     temporal_precision,
     temporal_recall,
 )
+from pytest_tempoeval.metrics.focus_index import pairwise_jaccard, year_bitsets
 
 L3 = math.log2(3)  # discount at rank 2
 
@@ -152,3 +157,21 @@ def test_llm_mode_needs_a_judge() -> None:
 def test_empty_run_is_an_error() -> None:
     with pytest.raises(RunError, match="empty"):
         temporal_ndcg({}, GOLD)
+
+
+YEAR_SETS = st.lists(st.sets(st.integers(1890, 2030), max_size=12), max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(YEAR_SETS, YEAR_SETS)
+def test_pairwise_jaccard_equals_focus_time_jaccard(left: list, right: list) -> None:
+    # The similarity table and the ideal pool come from this matrix product over year bits; spans
+    # of 140 years use three 64-bit words, and empty focus times must give 0, not NaN.
+    focus_times = [FocusTime(years) for years in left + right]
+    bits, _ = year_bitsets(focus_times)
+    sizes = np.array([len(ft) for ft in focus_times], dtype=np.int64)
+    n = len(left)
+    table = pairwise_jaccard(bits[:n], sizes[:n], bits[n:], sizes[n:])
+    expected = [[a.jaccard(b) for b in focus_times[n:]] for a in focus_times[:n]]
+    assert table.shape == (len(left), len(right))
+    assert table.tolist() == expected  # exact: both divide the same two integers
