@@ -7,6 +7,8 @@ on the run (:meth:`Run.memo <pytest_tempoeval.data.run.Run.memo>`).
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from pytest_tempoeval.data.columns import (
@@ -29,12 +31,13 @@ def run_of_gold(run: Run, gold: GoldSet) -> np.ndarray:
     """
 
     def align() -> np.ndarray:
-        position = gold.query_position
+        position, query_ids = gold.query_position, run.query_ids
+        gold_of = np.fromiter(  # C-level loop: a run may hold millions of queries
+            map(position.get, query_ids, itertools.repeat(-1)), dtype=np.int64, count=len(query_ids)
+        )
         run_of = np.full(len(position), -1, dtype=np.int64)
-        for run_index, query_id in enumerate(run.query_ids):
-            gold_index = position.get(query_id)
-            if gold_index is not None:
-                run_of[gold_index] = run_index
+        in_gold = np.flatnonzero(gold_of >= 0)
+        run_of[gold_of[in_gold]] = in_gold
         return run_of
 
     return run.memo(("run_of_gold", gold), align)
