@@ -42,25 +42,23 @@ def focus_index(gold: GoldSet) -> FocusIndex:
 
 def _build_focus_index(gold: GoldSet) -> FocusIndex:
     # Interned by the years' frozenset (hash cached, compared in C), with C-level loops: no Python
-    # work per document beyond one dict lookup.
+    # work per document beyond one dict lookup, and a call only for a focus time not seen before.
     no_time = frozenset()
+    code_of = _CodeOf({no_time: -1})
     query_years = [
         no_time if q.focus_time is None else q.focus_time.years for q in gold.queries.values()
     ]
     doc_years = [
         no_time if d.focus_time is None else d.focus_time.years for d in gold.documents.values()
     ]
-    distinct = dict.fromkeys(query_years + doc_years)
-    distinct.pop(no_time, None)
-    code_of = {years: code for code, years in enumerate(distinct)}
-    code_of[no_time] = -1
-    universe = [FocusTime._trusted(years) for years in distinct]  # interned: no new objects
     query_code = np.fromiter(
         map(code_of.__getitem__, query_years), dtype=np.int64, count=len(query_years)
     )
     doc_code = np.fromiter(
         map(code_of.__getitem__, doc_years), dtype=np.int64, count=len(doc_years)
     )
+    # in code order; interned: no new objects
+    universe = [FocusTime._trusted(years) for years in code_of if years]
     doc_ids = list(gold.documents)
     bits, first_year = year_bitsets(universe)
     sizes = np.array([len(ft) for ft in universe], dtype=np.int64)
@@ -69,6 +67,14 @@ def _build_focus_index(gold: GoldSet) -> FocusIndex:
     return FocusIndex(
         universe, bits, first_year, sizes, query_code, doc_code, doc_ids, counts, index
     )
+
+
+class _CodeOf(dict[frozenset[int], int]):
+    """Code of each distinct focus time, numbered in order of first appearance."""
+
+    def __missing__(self, years: frozenset[int]) -> int:
+        code = self[years] = len(self) - 1  # the first key, no focus time, is -1
+        return code
 
 
 def year_bitsets(
@@ -160,10 +166,11 @@ class RetrievedFocusTimes:
 
     def codes(self, rows: np.ndarray) -> np.ndarray:
         """Code of every row's focus time (-1: unknown, and past the end of a ranking)."""
-        todo = rows[self.per_row[rows] == -2]
-        if todo.size:
-            self.per_row[todo] = self._look_up(todo)
-        return self.per_row[rows]
+        codes = self.per_row[rows]
+        todo = codes == -2
+        if todo.any():
+            codes[todo] = self.per_row[rows[todo]] = self._look_up(rows[todo])
+        return codes
 
     def _look_up(self, rows: np.ndarray) -> np.ndarray:
         index, run = self.index, self.run
