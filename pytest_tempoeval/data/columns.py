@@ -611,15 +611,19 @@ def _sort_tied_runs(tied: np.ndarray, words: np.ndarray) -> np.ndarray:
     length form a matrix sorted row-wise (pairs, the commonest, by one compare-and-swap). Longer ids
     take a stable row-wise argsort per word, from the last word to the first, on padded blocks.
     """
-    padded = np.zeros(tied.size + 2, dtype=np.int8)
-    padded[1:-1] = tied
-    edges = np.diff(padded)  # +1 where a run of ties starts, -1 where it ends
-    run_starts = np.flatnonzero(edges == 1)
-    run_lengths = np.flatnonzero(edges == -1) + 1 - run_starts
+    run_starts, run_lengths = _runs_of_true(tied)
     if words.shape[1] == 1:
         column = words[:, 0]
-        for length in np.flatnonzero(np.bincount(run_lengths)).tolist():
-            starts = run_starts[run_lengths == length]
+        # runs grouped by length with one radix sort (small ints), not a mask per length
+        short = run_lengths.max() < np.iinfo(np.int16).max
+        by_length = np.argsort(
+            run_lengths.astype(np.int16) if short else run_lengths, kind="stable"
+        )
+        counts = np.bincount(run_lengths)
+        taken = 0
+        for length in np.flatnonzero(counts).tolist():
+            starts = run_starts[by_length[taken : taken + counts[length]]]
+            taken += int(counts[length])
             if length == 2:
                 first, second = column[starts], column[starts + 1]
                 column[starts], column[starts + 1] = (
@@ -648,6 +652,23 @@ def _sort_tied_runs(tied: np.ndarray, words: np.ndarray) -> np.ndarray:
             )
         words[(starts[:, None] + columns)[columns < lengths[:, None]]] = words[order[valid]]
     return words
+
+
+def _runs_of_true(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and length (in rows: a run of k flags joins k + 1 rows) of each maximal run of True.
+
+    Positions are int32 when they fit: these arrays hold millions of runs, and their fresh pages
+    cost more than the arithmetic.
+    """
+    as_int = flags.view(np.int8)
+    edges = np.flatnonzero(as_int[1:] != as_int[:-1]) + 1  # where a run starts or stops
+    if flags.size and flags[0]:
+        edges = np.concatenate(([0], edges))
+    if flags.size and flags[-1]:
+        edges = np.concatenate((edges, [flags.size]))
+    edges = edges.astype(np.int32 if flags.size < np.iinfo(np.int32).max else np.int64)
+    starts = edges[0::2]
+    return starts, edges[1::2] + 1 - starts
 
 
 def _rows_greater(left: np.ndarray, right: np.ndarray) -> np.ndarray:

@@ -208,3 +208,27 @@ def test_long_judgment_lists_against_a_short_ranking() -> None:
     assert result.per_query["q"] == pytest.approx(
         (relevant["d299"]) / (grades[0] + grades[1] / np.log2(3))
     )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=40))
+def test_runs_of_true_equal_groupby(flags: list[bool]) -> None:
+    starts, lengths = columns._runs_of_true(np.array(flags))
+    expected, position = [], 0
+    for flag, group in itertools.groupby(flags):
+        size = len(list(group))
+        if flag:
+            expected.append((position, size + 1))  # k tied neighbours join k + 1 rows
+        position += size
+    assert list(zip(starts.tolist(), lengths.tolist())) == expected
+
+
+def test_a_tie_longer_than_an_int16_is_ordered_by_doc_id() -> None:
+    """40,000 documents with one score between short tie runs, sorted by score as systems write
+    them: only the ties are out of order, so each run of ties is sorted on its own."""
+    docs = [f"d{i}" for i in range(40_000)]
+    order = np.random.default_rng(0).permutation(len(docs))
+    ranking = {"a": 2.0, "b": 2.0, **{docs[i]: 1.0 for i in order}, "x": 0.5, "z": 0.5, "y": 0.5}
+    run = Run({"q": ranking})
+    expected = ["b", "a", *sorted(docs, key=lambda d: d.encode(), reverse=True), "z", "y", "x"]
+    assert run["q"] == expected
