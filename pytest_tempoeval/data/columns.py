@@ -122,6 +122,7 @@ class IdLookup:
         self.words = words  # [stored ids, words], distinct ids
         self.row_bits = _row_bits(words.shape[0])
         keys = _hash_row_keys(hash_words(words), self.row_bits)
+        keys.sort()
         self.top = keys >> np.uint64(self.row_bits)  # sorted hash bits
         self.rows = (keys & np.uint64((1 << self.row_bits) - 1)).astype(np.int64)
 
@@ -139,6 +140,7 @@ class IdLookup:
         words = widen(words, n_words)
         row_bits = _row_bits(words.shape[0])
         asked = _hash_row_keys(hash_words(words), row_bits)
+        asked.sort()
         shift = max(row_bits, self.row_bits)  # both sides compare the hash bits above this
         asked_top = asked >> np.uint64(shift)
         asked_rows = (asked & np.uint64((1 << row_bits) - 1)).astype(np.int64)
@@ -164,11 +166,11 @@ def _row_bits(n_rows: int) -> int:
 
 
 def _hash_row_keys(hashes: np.ndarray, row_bits: int) -> np.ndarray:
-    """Sorted uint64 keys: a row's hash with its low ``row_bits`` bits replaced by the row."""
+    """uint64 keys: each row's hash with its low ``row_bits`` bits replaced by the row, so a plain
+    sort of the keys orders the rows by hash and still says which row each key is."""
     shift = np.uint64(row_bits)
     keys = np.left_shift(hashes >> shift, shift)
     keys |= np.arange(hashes.size, dtype=np.uint64)
-    keys.sort()
     return keys
 
 
@@ -294,12 +296,8 @@ def _hash_matches(
     keys = np.empty(left_hashes.size + right_hashes.size, dtype=np.uint64)
     right_at = _positions(right_offsets, offsets, 0)
     left_at = _positions(left_offsets, offsets, np.diff(right_offsets))
-    right_keys = np.left_shift(right_hashes >> shift, shift)
-    right_keys |= np.arange(right_hashes.size, dtype=np.uint64)
-    keys[right_at] = right_keys
-    left_keys = np.left_shift(left_hashes >> shift, shift)
-    left_keys |= np.arange(left_hashes.size, dtype=np.uint64) | side_bit
-    keys[left_at] = left_keys
+    keys[right_at] = _hash_row_keys(right_hashes, index_bits + 1)
+    keys[left_at] = _hash_row_keys(left_hashes, index_bits + 1) | side_bit
     sort_within_groups(keys, offsets)
     top = keys >> shift
     equal = top[1:] == top[:-1]

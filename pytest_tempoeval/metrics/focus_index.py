@@ -169,7 +169,8 @@ class RetrievedFocusTimes:
         codes = self.per_row[rows]
         todo = codes == -2
         if todo.any():
-            codes[todo] = self.per_row[rows[todo]] = self._look_up(rows[todo])
+            asked = rows[todo]
+            codes[todo] = self.per_row[asked] = self._look_up(asked)
         return codes
 
     def _look_up(self, rows: np.ndarray) -> np.ndarray:

@@ -54,10 +54,12 @@ def test_id_lookup_finds_exactly_what_a_dict_finds(
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.text(min_size=0, max_size=12)))
-def test_encode_ids_equals_encoding_each_id(ids: list[str]) -> None:
-    """Any text (newlines, NUL-free or not, non-ASCII) comes out as each id's UTF-8 bytes."""
-    encoded = encode_ids(ids)
+@given(st.lists(st.text(min_size=0, max_size=12)), st.sampled_from([1 << 20, 8, 1]))
+def test_encode_ids_equals_encoding_each_id(ids: list[str], cut_cells: int) -> None:
+    """Any text (newlines, NUL-free or not, non-ASCII) comes out as each id's UTF-8 bytes, also
+    when short ids are cut in many small blocks."""
+    with mock.patch.object(columns, "_CUT_CELLS", cut_cells):
+        encoded = encode_ids(ids)
     assert encoded.tolist() == [value.encode("utf-8").rstrip(b"\0") for value in ids]
     assert encoded.dtype.itemsize == max([len(value.encode("utf-8")) for value in ids] + [1])
 
