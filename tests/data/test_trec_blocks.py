@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run, RunError, ndcg
 from pytest_tempoeval.data.readers import trec_tokens
@@ -64,3 +66,60 @@ def test_a_line_longer_than_a_block_still_reads(tmp_path: Path, tiny_blocks: Non
     run = Run.load(path)
     assert run["q9"] == [long_id, "short"]
     assert run.line_of("q9") == 91
+
+
+ID_TEXT = st.text(alphabet="ab09-_.:/é", min_size=1, max_size=40)
+
+
+@st.composite
+def run_files(draw: st.DrawFn) -> list[str]:
+    """Run lines of ids whose lengths vary from block to block, among blank and comment lines."""
+    lines = []
+    for _ in range(draw(st.integers(1, 60))):
+        kind = draw(st.sampled_from(["row", "row", "row", "row", "blank", "comment"]))
+        if kind == "blank":
+            lines.append(draw(st.sampled_from(["", " ", "\t"])))
+        elif kind == "comment":
+            lines.append("# " + draw(ID_TEXT))
+        else:
+            query, doc = draw(ID_TEXT), draw(ID_TEXT)
+            score = draw(st.sampled_from(["1", "-2.5", "0.125", "3e2", "12345.678901"]))
+            blank = draw(st.sampled_from([" ", "\t", "  "]))
+            lines.append(blank.join([query, "Q0", doc, "7", score, "tag"]))
+    return lines
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=run_files(), block_bytes=st.integers(64, 700), final_newline=st.booleans())
+def test_blocks_written_in_place_hold_every_field_and_line(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[str],
+    block_bytes: int,
+    final_newline: bool,
+) -> None:
+    """Each block writes its rows where the block before it ends, and a block whose ids are longer
+    than the first block's widens the columns: every field and line number is the one on the line
+    (checked against str.split), whatever the block size."""
+    if not any(line.split() and not line.startswith("#") for line in lines):
+        lines.append("q Q0 d 1 1 t")
+    path = tmp_path_factory.mktemp("blocks") / "run.trec"
+    path.write_text("\n".join(lines) + ("\n" if final_newline else ""), encoding="utf-8")
+    layout = trec_tokens.LineFormat(
+        6, (0, 2), {4: ("score", trec_tokens.parse_float_words, "a number")}, "run", True
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(trec_tokens, "BLOCK_BYTES", block_bytes)
+        fields = trec_tokens.read_fields(path, layout, RunError)
+    expected = [
+        (number, line.split())
+        for number, line in enumerate(lines, start=1)
+        if line.split() and not line.startswith("#")
+    ]
+    assert fields.line_numbers.tolist() == [number for number, _ in expected]
+    assert [text.decode() for text in fields.text(0)] == [split[0] for _, split in expected]
+    assert [text.decode() for text in fields.text(2)] == [split[2] for _, split in expected]
+    assert fields.numbers[4].tolist() == [float(split[4]) for _, split in expected]
+    # Every row with a non-ASCII id is among those UTF-8 checks decode (a comment's bytes may add
+    # the row before it, which decodes fine).
+    non_ascii = {row for row, (_, split) in enumerate(expected) if not " ".join(split).isascii()}
+    assert non_ascii <= set(fields.non_ascii_rows.tolist())

@@ -24,7 +24,7 @@ from pytest_tempoeval.data.columns import (
 )
 from pytest_tempoeval.data.readers.trec_tokens import (
     LineFormat,
-    parse_floats,
+    parse_float_words,
     parse_ints,
     read_fields,
 )
@@ -53,7 +53,9 @@ class _Format:
 
     def line_format(self) -> LineFormat:
         value_name = self.layout.split()[self.value]
-        numbers = {self.value: (value_name, parse_floats, "a number")} if self.parse_value else {}
+        numbers = (
+            {self.value: (value_name, parse_float_words, "a number")} if self.parse_value else {}
+        )
         texts = () if self.parse_value else (self.value,)
         n_fields = len(self.layout.split())
         what = f"TREC {self.noun}: {self.layout}"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_tempoeval.data.columns import words_to_ids
+from pytest_tempoeval.data.columns import id_words, words_to_ids
 from pytest_tempoeval.errors import located
 
 # Bytes trec_eval's parser treats as blanks between fields (C isspace).
@@ -54,7 +54,8 @@ class TrecFields:
         return words_to_ids(self.words[field], self.widths[field])
 
 
-Parser = Callable[[np.ndarray], np.ndarray]  # ``S`` array -> values; ValueError(row) for a bad row
+# (id words, width in bytes) -> values; raises ValueError(row) for a bad row
+Parser = Callable[[np.ndarray, int], np.ndarray]
 
 # Lines of about this many bytes are parsed at a time: a block and its temporaries stay in the
 # processor's caches, and are reused rather than page-faulted anew.
@@ -91,26 +92,29 @@ def read_fields(
     size = path.stat().st_size
     if size == 0:
         raise error(located(path, 1, f"the file is empty; expected lines of {layout.what}"))
-    # Outputs are allocated once and filled block by block. A line holds at least 2 * n_fields
-    # bytes, which bounds the row count without a counting pass; pages never written are never
-    # touched.
-    out = _Output(size // (2 * layout.n_fields) + 1, layout.ids, tuple(layout.numbers))
+    _keep_freed_memory()
+    # A line holds at least 2 * n_fields bytes, which bounds the row count without a counting pass;
+    # pages of the output never written are never touched.
+    out = _Output(size // (2 * layout.n_fields) + 1, layout)
     first_line = 1
 
-    def store(block: _Block | _Problem) -> None:
+    def collect(block: _Stored | _Problem) -> None:
         nonlocal first_line
         if isinstance(block, _Problem):
             raise error(located(path, first_line + block.line, block.message))
-        out.store(block, first_line)
+        out.add(block)
         first_line += block.n_newlines
 
-    # Blocks are parsed on up to two threads (numpy releases the GIL in its loops) and stored in
-    # file order, so line numbers stay exact. Each in-flight block gets its own copy of the bytes,
-    # in a buffer reused once its block is stored.
+    # Blocks are parsed on up to two threads (numpy releases the GIL in its loops). Each writes its
+    # rows straight into the output, where the block before it says they start, and the results
+    # are collected in file order, so the first problem in the file is the one reported. Each
+    # in-flight block gets its own copy of the bytes, in a buffer reused once its block is done.
     workers = min(2, os.cpu_count() or 1) if size > BLOCK_BYTES else 1
+    start: Future[_Start | None] = Future()
+    start.set_result(_Start(0, 0))
     free: list[np.ndarray] = []
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: deque[tuple[np.ndarray, Future[_Block | _Problem]]] = deque()
+        pending: deque[tuple[np.ndarray, Future[_Stored | _Problem]]] = deque()
         for number, (buf, end) in enumerate(_blocks_of_lines(path)):
             if number == 0:
                 if buf[:3].tobytes() == b"\xef\xbb\xbf":
@@ -118,25 +122,45 @@ def read_fields(
                     raise error(located(path, 1, message))
                 if header is not None and buf[: len(header)].tobytes() == header:
                     _blank_first_line(buf, end)
+            after: Future[_Start | None] = Future()
             if workers == 1:
-                store(_parse_block(buf, end, layout))
+                collect(_parse_block(buf, end, layout, out, start, after))
+                start = after
                 continue
             copy = free.pop() if free and free[-1].size >= end + _PADDING else None
             if copy is None:
                 copy = np.empty(buf.size, dtype=np.uint8)
             copy[:end] = buf[:end]
             copy[end : end + _PADDING] = 0
-            pending.append((copy, pool.submit(_parse_block, copy, end, layout)))
+            pending.append((copy, pool.submit(_parse_block, copy, end, layout, out, start, after)))
+            start = after
             if len(pending) > workers:
                 done, parsed = pending.popleft()
-                store(parsed.result())
+                collect(parsed.result())
                 free.append(done)
         while pending:
-            store(pending.popleft()[1].result())
+            collect(pending.popleft()[1].result())
     if out.rows == 0:
         message = f"no data lines: the file is empty or all blank or comment lines ({layout.what})"
         raise error(located(path, 1, message))
     return out.fields()
+
+
+def _keep_freed_memory() -> None:
+    """Let the C allocator keep the blocks' freed temporaries for the next block.
+
+    Each block allocates and frees tens of MB of temporaries. glibc's malloc hands freed memory
+    back to the kernel once more than twice its mmap threshold is free at the top of a heap, and
+    that threshold starts at 128 KiB, so every block's temporaries were fresh pages again, which
+    the kernel zeroes: on a 100,000-query run as much system time as the parsing's user time.
+    glibc raises the threshold by itself to the size of any mmap-served block that is freed, up
+    to 32 MiB; one untouched 30 MiB array, freed at once, takes it there now (M_MMAP_THRESHOLD in
+    mallopt(3)). Other allocators ignore it, and it costs one mmap and munmap.
+    """
+    np.empty(_SETTLE_BYTES, dtype=np.uint8)
+
+
+_SETTLE_BYTES = 30 << 20
 
 
 def _blank_first_line(buf: np.ndarray, end: int) -> None:
@@ -194,46 +218,62 @@ def _after_last_newline(buf: np.ndarray, filled: int) -> int:
     return 0
 
 
-class _Output:
-    """Preallocated result columns, filled block by block."""
+@dataclass(frozen=True)
+class _Start:
+    """Where a block's rows start in the output, and its first line (0-based)."""
 
-    def __init__(self, capacity: int, ids: tuple[int, ...], numbers: tuple[int, ...]) -> None:
+    row: int
+    line: int
+
+
+class _Output:
+    """Preallocated result columns, written in place by the blocks.
+
+    The id columns are as wide as the first block needs. A later block with longer ids writes what
+    fits and keeps its whole words aside; :meth:`fields` widens the columns once at the end (rare:
+    a file whose ids grow longer after its first four MiB).
+    """
+
+    def __init__(self, capacity: int, layout: LineFormat) -> None:
+        self.capacity = capacity
         self.rows = 0
-        self.words = {field: np.zeros((capacity, 1), dtype=np.uint64) for field in ids}
-        self.widths = dict.fromkeys(ids, 1)
-        self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in numbers}
+        self.words: dict[int, np.ndarray] = {}  # made by the first block: it knows the widths
+        self.widths = dict.fromkeys(layout.ids, 1)
+        self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in layout.numbers}
         # a line holds at least two bytes: int32 line numbers fit any file below 4 GiB
         self.lines = np.empty(capacity, dtype=np.int32 if capacity < 2**30 else np.int64)
         # Rows whose line has a byte >= 0x80: the only ones UTF-8 checks need to decode.
         self.non_ascii_rows: list[np.ndarray] = []
+        self.wider: dict[int, list[tuple[slice, np.ndarray]]] = {}
 
-    def store(self, block: _Block, first_line: int) -> None:
-        rows = slice(self.rows, self.rows + block.line_numbers.size)
-        for field, (words, width) in block.words.items():
-            if words.shape[1] > self.words[field].shape[1]:  # a longer id than any before
-                self.words[field] = self._widened(self.words[field], words.shape[1])
-            target = self.words[field][rows]
-            target[:, : words.shape[1]] = words
-            target[:, words.shape[1] :] = 0
+    def allocate(self, widths: dict[int, int]) -> None:
+        """The id columns, as wide as the first block's ids (np.zeros: untouched pages are free)."""
+        self.words = {
+            field: np.zeros((self.capacity, _n_words(width)), dtype=np.uint64)
+            for field, width in widths.items()
+        }
+
+    def add(self, block: _Stored) -> None:
+        """Book-keeping for a block already written, in file order (on the reading thread)."""
+        for field, width in block.widths.items():
             self.widths[field] = max(self.widths[field], width)
-        for field, values in block.numbers.items():
-            self.numbers[field][rows] = values
-        self.lines[rows] = block.line_numbers + first_line
+        for field, words in block.wider.items():
+            self.wider.setdefault(field, []).append((block.rows, words))
         if block.non_ascii_rows.size:
-            self.non_ascii_rows.append(block.non_ascii_rows + self.rows)
-        self.rows = rows.stop
-
-    def _widened(self, words: np.ndarray, n_words: int) -> np.ndarray:
-        """More words per row, copying only the rows filled so far: the rest of the capacity stays
-        untouched pages (np.zeros), which cost no memory until a block is stored there."""
-        wider = np.zeros((words.shape[0], n_words), dtype=np.uint64)
-        wider[: self.rows, : words.shape[1]] = words[: self.rows]
-        return wider
+            self.non_ascii_rows.append(block.non_ascii_rows)
+        self.rows = max(self.rows, block.rows.stop)
 
     def fields(self) -> TrecFields:
         rows = self.rows
+        words = {field: column[:rows] for field, column in self.words.items()}
+        for field, blocks in self.wider.items():
+            widened = np.zeros((rows, max(block.shape[1] for _, block in blocks)), np.uint64)
+            widened[:, : words[field].shape[1]] = words[field]
+            for block_rows, block in blocks:
+                widened[block_rows, : block.shape[1]] = block
+            words[field] = widened
         return TrecFields(
-            {field: words[:rows] for field, words in self.words.items()},
+            words,
             self.widths,
             {field: values[:rows] for field, values in self.numbers.items()},
             self.lines[:rows],
@@ -243,14 +283,18 @@ class _Output:
         )
 
 
-@dataclass(frozen=True, eq=False)
-class _Block:
-    """One parsed block. Line numbers are relative to the block (0 = its first line)."""
+def _n_words(width: int) -> int:
+    return max(1, -(-width // 8))
 
-    line_numbers: np.ndarray
+
+@dataclass(frozen=True, eq=False)
+class _Stored:
+    """What a block wrote, for the reading thread's book-keeping."""
+
+    rows: slice
     n_newlines: int
-    words: dict[int, tuple[np.ndarray, int]]  # id field -> (id words, longest value in bytes)
-    numbers: dict[int, np.ndarray]
+    widths: dict[int, int]  # id field -> longest value in bytes
+    wider: dict[int, np.ndarray]  # id field -> all its words, when longer than the column holds
     non_ascii_rows: np.ndarray
 
 
@@ -263,46 +307,82 @@ class _Problem:
     message: str
 
 
-def _parse_block(buf: np.ndarray, end: int, layout: LineFormat) -> _Block | _Problem:
-    """Parse the lines ``buf[:end]``; runs on a worker thread, so it only reads its arguments."""
+def _parse_block(
+    buf: np.ndarray,
+    end: int,
+    layout: LineFormat,
+    out: _Output,
+    start: Future[_Start | None],
+    after: Future[_Start | None],
+) -> _Stored | _Problem:
+    """Parse the lines ``buf[:end]`` and write their fields into ``out``; runs on a worker thread.
+
+    ``start`` is set by the block before this one (None once a block found a problem: nothing
+    after it is written); this block sets ``after`` as soon as it knows its row count, so blocks
+    wait on each other only for that.
+    """
     is_blank = buf[:end] <= 32
     blanks = np.flatnonzero(is_blank)
-    n_fields = layout.n_fields
-    found = _regular_layout(buf, end, is_blank, blanks, n_fields)
+    found = _regular_layout(buf, end, is_blank, blanks, layout.n_fields)
     if found is None:
         found = _general_layout(buf, end, blanks, layout)
-        if isinstance(found, _Problem):
-            return found
+    if isinstance(found, _Problem):
+        after.set_result(None)
+        return found
     line_numbers, bounds, n_newlines = found
-    words, values = {}, {}
+    widths = {}
     for field in layout.fields:
-        starts, lengths = bounds[field]
-        width = int(lengths.max(initial=1))
-        if width > _MAX_FIELD_BYTES:
+        lengths = bounds[field][1]
+        widths[field] = int(lengths.max(initial=1))
+        if widths[field] > _MAX_FIELD_BYTES:
+            after.set_result(None)
             return _Problem(
                 int(line_numbers[np.argmax(lengths)]),
-                f"a field of {width} bytes: the line is not a {layout.what} line",
+                f"a field of {widths[field]} bytes: the line is not a {layout.what} line",
             )
-        field_words = _gather_words(buf, starts, lengths, width)
-        if field in layout.numbers:
-            name, parse, valid = layout.numbers[field]
-            text = words_to_ids(field_words, width)
-            try:
-                values[field] = parse(text)
-            except ValueError as problem:
-                row = int(problem.args[0])
-                shown = text[row].decode("utf-8", errors="replace")
-                return _Problem(int(line_numbers[row]), f"{name} {shown!r} is not {valid}")
+    begin = start.result()
+    if begin is None:  # an earlier block has a problem, which is what gets reported
+        after.set_result(None)
+        return _Problem(0, "not read")
+    if not out.words:
+        out.allocate({field: widths[field] for field in layout.ids})
+    rows = slice(begin.row, begin.row + line_numbers.size)
+    after.set_result(_Start(rows.stop, begin.line + n_newlines))
+
+    wider = {}
+    for field in layout.ids:
+        starts, lengths = bounds[field]
+        column = out.words[field][rows]
+        if _n_words(widths[field]) <= column.shape[1]:
+            _gather_words(buf, starts, lengths, column)
         else:
-            words[field] = (field_words, width)
+            words = np.empty((starts.size, _n_words(widths[field])), dtype=np.uint64)
+            _gather_words(buf, starts, lengths, words)
+            column[:] = words[:, : column.shape[1]]
+            wider[field] = words
+    for field, (name, parse, valid) in layout.numbers.items():
+        starts, lengths = bounds[field]
+        words = np.empty((starts.size, _n_words(widths[field])), dtype=np.uint64)
+        _gather_words(buf, starts, lengths, words)
+        try:
+            out.numbers[field][rows] = parse(words, widths[field])
+        except ValueError as problem:
+            row = int(problem.args[0])
+            shown = words_to_ids(words[row : row + 1], widths[field])[0]
+            shown = shown.decode("utf-8", errors="replace")
+            return _Problem(int(line_numbers[row]), f"{name} {shown!r} is not {valid}")
+    out.lines[rows] = line_numbers + (begin.line + 1)
     non_ascii = np.zeros(0, dtype=np.int64)
     if buf[:end].max() >= 0x80:  # rare: only then find the rows that need a UTF-8 check
         high = np.flatnonzero(buf[:end] >= 0x80)
         line_starts = bounds[0][0]
-        rows = np.searchsorted(line_starts, high, side="right") - 1
-        rows = rows[rows >= 0]  # sorted: keep the first of each run of equal rows
-        non_ascii = rows[np.concatenate(([True], rows[1:] != rows[:-1]))] if rows.size else rows
-    return _Block(line_numbers, n_newlines, words, values, non_ascii)
+        found_rows = np.searchsorted(line_starts, high, side="right") - 1
+        found_rows = found_rows[found_rows >= 0]  # sorted: keep the first of each run of equals
+        if found_rows.size:
+            first = np.concatenate(([True], found_rows[1:] != found_rows[:-1]))
+            non_ascii = found_rows[first] + rows.start
+    id_widths = {field: widths[field] for field in layout.ids}
+    return _Stored(rows, n_newlines, id_widths, wider, non_ascii)
 
 
 class _LazyBounds(dict):
@@ -413,44 +493,51 @@ def _general_layout(
 
 
 def _gather_words(
-    buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int
-) -> np.ndarray:
-    """Tokens as rows of big-endian uint64 words, zero-padded: eight bytes per gather.
+    buf: np.ndarray, starts: np.ndarray, lengths: np.ndarray, out: np.ndarray
+) -> None:
+    """Tokens into ``out``'s rows of big-endian uint64 words, zero-padded: eight bytes per gather.
 
     ``windows[i]`` is the 8 bytes starting at byte ``i`` read as one big-endian integer (an
     overlapping strided view, no copy); bytes past a token's end are masked off.
     """
     windows = np.ndarray(shape=(buf.size - 7,), dtype=">u8", buffer=buf, strides=(1,))
-    n_words = max(1, -(-width // 8))
-    words = np.empty((starts.size, n_words), dtype=np.uint64)
-    for word in range(n_words):
+    needed = _n_words(int(lengths.max(initial=1)))
+    for word in range(out.shape[1]):
+        if word >= needed:
+            out[:, word] = 0
+            continue
         raw = windows[starts + 8 * word].astype(np.uint64)
         kept = (
             np.minimum(lengths, 8)
             if word == 0
             else np.minimum(np.maximum(lengths - 8 * word, 0), 8)
         )
-        np.bitwise_and(raw, _KEEP[kept], out=words[:, word])
-    return words
+        np.bitwise_and(raw, _KEEP[kept], out=out[:, word])
 
 
 def parse_floats(text: np.ndarray) -> np.ndarray:
-    """Parse an ``S`` array of numbers into float64, exactly as C ``strtod``/Python ``float`` would.
+    """Parse an ``S`` array of numbers into float64: :func:`parse_float_words` of its id words."""
+    return parse_float_words(id_words(text), text.dtype.itemsize)
+
+
+def parse_float_words(words: np.ndarray, width: int) -> np.ndarray:
+    """Parse numbers given as id words (as the tokeniser gathers them) into float64, exactly as C
+    ``strtod``/Python ``float`` would.
 
     Plain decimals (``[+-]digits[.digits]``, at most 15 digits) take a vectorised path that is
     exact: an integer mantissa below 2**53 divided by an exact power of ten is one correctly
     rounded operation. Everything else (exponents, long mantissas, nan, inf) goes through Python's
     ``float``. Raises ValueError(row) for text that is not a number.
     """
-    if text.dtype.itemsize <= 8:
-        mantissa, fraction_digits, negative, plain = _short_decimals(text)
+    if words.shape[1] == 1:
+        mantissa, fraction_digits, negative, plain = _short_decimals(words[:, 0])
     else:
-        mantissa, fraction_digits, negative, plain = _long_decimals(text)
+        mantissa, fraction_digits, negative, plain = _long_decimals(words_to_ids(words, width))
     values = mantissa / _POWERS_OF_TEN[np.where(plain, fraction_digits, 0)]
     np.negative(values, out=values, where=negative)
     for row in np.flatnonzero(~plain).tolist():  # rare: exponents, long mantissas, nan/inf, garbage
         try:
-            shown = text[row].decode("ascii")
+            shown = words_to_ids(words[row : row + 1], width)[0].decode("ascii")
             if "_" in shown:  # Python reads "1_0" as 10; C strtod (trec_eval) stops at the "_"
                 raise ValueError(shown)
             values[row] = float(shown)
@@ -463,18 +550,14 @@ _POWERS_OF_TEN = 10.0 ** np.arange(16)
 Decimals = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # mantissa, fraction, -, plain
 
 
-def _short_decimals(text: np.ndarray) -> Decimals:
-    """:func:`parse_floats` for numbers of at most 8 bytes, each read as one big-endian word.
+def _short_decimals(word: np.ndarray) -> Decimals:
+    """:func:`parse_float_words` for numbers of at most 8 bytes, each one big-endian word.
 
     Every per-byte test is a SWAR expression on the word (a flag in the top bit of each byte,
     counted with ``bitwise_count``): numpy's row-wise reductions over a [rows, 8] byte matrix cost
     more than all of this. The digits are combined by pairs, quads and octets with three
     multiply-adds once the sign and the dot are squeezed out.
     """
-    count, width = text.size, text.dtype.itemsize
-    padded = np.zeros((count, 8), dtype=np.uint8)
-    padded[:, :width] = text.view(np.uint8).reshape(count, width)
-    word = padded.view(">u8").ravel().astype(np.uint64)
     first = word >> np.uint64(56)
     negative = first == ord("-")
     signed = negative | (first == ord("+"))
@@ -524,7 +607,7 @@ def _digit_bytes(word: np.ndarray) -> np.ndarray:
 
 
 def _long_decimals(text: np.ndarray) -> Decimals:
-    """:func:`parse_floats` for longer numbers: one pass per byte column."""
+    """:func:`parse_float_words` for longer numbers: one pass per byte column."""
     count, width = text.size, text.dtype.itemsize
     chars = text.view(np.uint8).reshape(count, width)
     sign = chars[:, 0]
