@@ -576,15 +576,43 @@ def duplicate_pairs(
 
 
 def trec_eval_order(
-    offsets: np.ndarray, scores: np.ndarray, words: np.ndarray
+    offsets: np.ndarray, scores: np.ndarray, words: np.ndarray, min_chunk_rows: int = 1 << 21
 ) -> tuple[np.ndarray, np.ndarray]:
     """Rows grouped by query (query ``g`` is rows ``offsets[g]:offsets[g + 1]``) in trec_eval's
-    order: score descending, ties by doc id descending.
+    order: score descending, ties by doc id descending. ``words`` may be sorted in place.
 
     Runs are usually written sorted by score, with ties in whatever order the system produced. So
     this checks first; then, if only ties are out of order, sorts each run of tied rows by doc id
-    (their only difference); only an unsorted file takes a full sort.
+    (their only difference); only an unsorted file takes a full sort. Queries are independent: a
+    large run is ordered in two halves of whole queries, one per core.
     """
+    rows = int(offsets[-1])
+    chunks = _chunks_of_groups(np.diff(offsets), max(min_chunk_rows, rows // 2 + 1))
+    if len(chunks) == 1:
+        return _trec_eval_order_of(offsets, scores, words)
+
+    def order(chunk: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, bool]:
+        first, stop = chunk
+        start, end = int(offsets[first]), int(offsets[stop])
+        part = words[start:end]
+        ordered, part_scores = _trec_eval_order_of(
+            offsets[first : stop + 1] - start, scores[start:end], part
+        )
+        return ordered, part_scores, ordered is part
+
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        parts = list(pool.map(order, chunks))
+    if all(in_place for _, _, in_place in parts):
+        return words, scores  # no chunk needed a full sort: ``words`` is ordered in place
+    return (
+        np.concatenate([part_words for part_words, _, _ in parts]),
+        np.concatenate([part_scores for _, part_scores, _ in parts]),
+    )
+
+
+def _trec_eval_order_of(
+    offsets: np.ndarray, scores: np.ndarray, words: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     if scores.size < 2:
         return words, scores
     same_query = same_group_as_next(offsets)

@@ -234,3 +234,44 @@ def test_a_tie_longer_than_an_int16_is_ordered_by_doc_id() -> None:
     run = Run({"q": ranking})
     expected = ["b", "a", *sorted(docs, key=lambda d: d.encode(), reverse=True), "z", "y", "x"]
     assert run["q"] == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rankings=st.lists(
+        st.lists(
+            st.tuples(IDS, st.sampled_from([0.0, 0.5, 1.0, 2.0])), min_size=1, max_size=12
+        ).map(lambda pairs: list(dict(pairs).items())),
+        min_size=1,
+        max_size=12,
+    ),
+    presorted=st.lists(st.booleans(), min_size=12, max_size=12),
+    chunk_rows=st.integers(1, 30),
+)
+def test_trec_eval_order_in_chunks_of_queries(
+    rankings: list[list[tuple[str, float]]], presorted: list[bool], chunk_rows: int
+) -> None:
+    """Queries are ordered in chunks on two threads: each query ends up score descending, ties by
+    doc id descending, whether its chunk is sorted in place (ties only) or fully (unsorted)."""
+    rankings = [
+        sorted(pairs, key=lambda pair: -pair[1]) if ordered else pairs
+        for pairs, ordered in zip(rankings, presorted)
+    ]
+    offsets = np.cumsum([0, *map(len, rankings)])
+    ids = np.array([doc.encode() for pairs in rankings for doc, _ in pairs])
+    scores = np.array([score for pairs in rankings for _, score in pairs])
+    words, ordered_scores = columns.trec_eval_order(
+        offsets, scores, id_words(ids), min_chunk_rows=chunk_rows
+    )
+    got = [doc.decode() for doc in words_to_ids(words, ids.dtype.itemsize)]
+    expected = [
+        doc
+        for pairs in rankings
+        for doc, _ in sorted(pairs, key=lambda pair: (pair[1], pair[0].encode()), reverse=True)
+    ]
+    assert got == expected
+    score_of = [dict(pairs) for pairs in rankings]
+    query_of_row = np.repeat(np.arange(len(rankings)), np.diff(offsets))
+    assert ordered_scores.tolist() == [
+        score_of[query][doc] for query, doc in zip(query_of_row.tolist(), got)
+    ]
