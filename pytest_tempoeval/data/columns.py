@@ -175,7 +175,7 @@ def _hash_row_keys(hashes: np.ndarray, row_bits: int) -> np.ndarray:
 
 
 def join_within_groups(
-    left_groups: np.ndarray,
+    left_counts: np.ndarray,
     left_words: np.ndarray,
     right_offsets: np.ndarray,
     right_words: np.ndarray,
@@ -188,7 +188,8 @@ def join_within_groups(
     With ``left_rows``, left row ``i``'s id is ``left_words[left_rows[i]]``: gathered one chunk at
     a time, so a deep ranking's ids are never copied whole.
 
-    ``left_groups`` is non-decreasing (rows grouped, groups in order); right group ``g`` is
+    Left rows are grouped, groups in order: ``left_counts[g]`` rows of group ``g`` (a per-row group
+    column is built only a chunk at a time). Right group ``g`` is
     ``right[right_offsets[g]:right_offsets[g + 1]]``, with distinct ids; ``right_hashes`` is
     ``hash_words(right_words, salt=right group)``, computed once by the caller (left ids are hashed
     at the right side's width, so equal ids hash alike).
@@ -199,12 +200,10 @@ def join_within_groups(
     together, and each candidate pair is verified on its full id words, so hash collisions cost a
     comparison and never a wrong match.
     """
-    result = np.full(left_groups.size, -1, dtype=np.int64)
-    n_groups = right_offsets.size - 1
-    if left_groups.size == 0 or right_offsets[-1] == 0:
-        return result
-    left_counts = np.bincount(left_groups, minlength=n_groups)
     left_starts = np.concatenate(([0], np.cumsum(left_counts)))
+    result = np.full(int(left_starts[-1]), -1, dtype=np.int64)
+    if result.size == 0 or right_offsets[-1] == 0:
+        return result
     per_group = left_counts + np.diff(right_offsets)
     chunks = _chunks_of_groups(per_group, chunk_rows)
     index_bits = max(1, int(max(left_counts.max(), np.diff(right_offsets).max()) - 1).bit_length())
@@ -218,7 +217,7 @@ def join_within_groups(
         r0, r1 = int(right_offsets[first]), int(right_offsets[stop])
         if l0 == l1 or r0 == r1:
             return
-        groups = left_groups[l0:l1]
+        groups = np.repeat(np.arange(first, stop), left_counts[first:stop])
         words = left_words[l0:l1] if left_rows is None else left_words[left_rows[l0:l1]]
         # hashed on the right side's words: a longer left id only matches if the rest is padding,
         # which the verification below checks

@@ -147,23 +147,28 @@ def judged_rows(run: Run, gold: GoldSet, depth: int) -> np.ndarray:
 def judged_rows_of(run: Run, gold: GoldSet, rows: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Like :func:`judged_rows` for the run-table ``rows`` ([n, ranks], -1 past the end) of the
     gold queries at ``queries`` (ascending positions), not kept."""
-    found = np.full(rows.shape, -1, dtype=np.int64)
     valid = rows >= 0
     counts = valid.sum(axis=1)
-    if counts.any():
-        judgments = gold.judgments
-        hashes = gold.memo(
-            "judgment_hashes", lambda: hash_words(judgments.words, judgments.group_of_rows())
-        )
-        # ranked_rows puts each ranking's valid ranks first, so rows[valid] is in query order
-        run_rows = rows[valid]
-        groups = np.repeat(queries, counts)
-        found[valid] = join_within_groups(
-            groups,
-            run.table.words,
-            judgments.offsets,
-            judgments.words,
-            hashes,
-            left_rows=run_rows,
-        )
+    if not counts.any():
+        return np.full(rows.shape, -1, dtype=np.int64)
+    judgments = gold.judgments
+    hashes = gold.memo(
+        "judgment_hashes", lambda: hash_words(judgments.words, judgments.group_of_rows())
+    )
+    left_counts = np.zeros(judgments.offsets.size - 1, dtype=np.int64)
+    left_counts[queries] = counts
+    every_rank = bool(counts.min() == rows.shape[1])  # no ranking ends early: no scatter needed
+    # ranked_rows puts each ranking's valid ranks first, so rows[valid] is in query order
+    joined = join_within_groups(
+        left_counts,
+        run.table.words,
+        judgments.offsets,
+        judgments.words,
+        hashes,
+        left_rows=rows.ravel() if every_rank else rows[valid],
+    )
+    if every_rank:
+        return joined.reshape(rows.shape)
+    found = np.full(rows.shape, -1, dtype=np.int64)
+    found[valid] = joined
     return found

@@ -89,7 +89,7 @@ def test_join_within_groups_equals_per_group_dicts(
     right_groups = [data.draw(st.lists(IDS, unique=True, max_size=8)) for _ in left_groups]
     left = [doc for group in left_groups for doc in group]
     right = [doc for group in right_groups for doc in group]
-    left_of = np.repeat(np.arange(len(left_groups)), [len(g) for g in left_groups])
+    left_counts = np.array([len(g) for g in left_groups], dtype=np.int64)
     right_offsets = np.cumsum([0] + [len(g) for g in right_groups])
     right_of = np.repeat(np.arange(len(right_groups)), [len(g) for g in right_groups])
     right_words = id_words(encode_ids(right))
@@ -97,12 +97,12 @@ def test_join_within_groups_equals_per_group_dicts(
     if colliding:  # every hash the same: only the verification on the full ids tells rows apart
         with mock.patch.object(columns, "hash_words", lambda words, salt=None: zeros(len(words))):
             found = join_within_groups(
-                left_of, left_words, right_offsets, right_words, zeros(len(right)), chunk_rows
+                left_counts, left_words, right_offsets, right_words, zeros(len(right)), chunk_rows
             )
     else:
         hashes = hash_words(right_words, right_of)
         found = join_within_groups(
-            left_of, left_words, right_offsets, right_words, hashes, chunk_rows
+            left_counts, left_words, right_offsets, right_words, hashes, chunk_rows
         )
     expected = []
     for group, docs in enumerate(left_groups):
