@@ -13,6 +13,8 @@ common layout (one blank between fields) is read with strided views only.
 
 from __future__ import annotations
 
+import math
+import mmap
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -239,17 +241,19 @@ class _Output:
         self.rows = 0
         self.words: dict[int, np.ndarray] = {}  # made by the first block: it knows the widths
         self.widths = dict.fromkeys(layout.ids, 1)
-        self.numbers = {field: np.empty(capacity, dtype=np.float64) for field in layout.numbers}
+        self.numbers = {
+            field: _zeros_in_small_pages((capacity,), np.float64) for field in layout.numbers
+        }
         # a line holds at least two bytes: int32 line numbers fit any file below 4 GiB
-        self.lines = np.empty(capacity, dtype=np.int32 if capacity < 2**30 else np.int64)
+        self.lines = _zeros_in_small_pages((capacity,), np.int32 if capacity < 2**30 else np.int64)
         # Rows whose line has a byte >= 0x80: the only ones UTF-8 checks need to decode.
         self.non_ascii_rows: list[np.ndarray] = []
         self.wider: dict[int, list[tuple[slice, np.ndarray]]] = {}
 
     def allocate(self, widths: dict[int, int]) -> None:
-        """The id columns, as wide as the first block's ids (np.zeros: untouched pages are free)."""
+        """The id columns, as wide as the first block's ids (untouched pages are free)."""
         self.words = {
-            field: np.zeros((self.capacity, _n_words(width)), dtype=np.uint64)
+            field: _zeros_in_small_pages((self.capacity, _n_words(width)), np.uint64)
             for field, width in widths.items()
         }
 
@@ -281,6 +285,21 @@ class _Output:
             if self.non_ascii_rows
             else np.zeros(0, dtype=np.int64),
         )
+
+
+def _zeros_in_small_pages(shape: tuple[int, ...], dtype: type[np.generic]) -> np.ndarray:
+    """Zeros in an anonymous mapping of its own: untouched pages cost nothing, as with np.zeros.
+
+    numpy asks the kernel for transparent huge pages for any array of 4 MiB or more. The columns
+    are written once, front to back, so huge pages save them nothing; but on a VM that reports
+    free memory to its host (virtio-balloon free page reporting, which this 2-core VM has), the
+    free 2 MiB blocks they take are the ones the host has reclaimed, slow to fault back in
+    (bench/README.md, section 10). Plain pages do not have that cost.
+    """
+    item = np.dtype(dtype)
+    count = math.prod(shape)
+    buffer = mmap.mmap(-1, max(1, count * item.itemsize))
+    return np.frombuffer(buffer, dtype=item, count=count).reshape(shape)
 
 
 def _n_words(width: int) -> int:
