@@ -139,7 +139,6 @@ def gold_relevance(
     rows = ranked_rows(run, gold, depth)
     found = judged_rows(run, gold, depth)  # -1 where unjudged or past the end
     # A negative grade is judged non-relevant (trec_eval): no gain, never relevant, but judged.
-    gains = np.maximum(grades, 0)
     known = found >= 0
     # Only the judged ranks are gathered and written (flat indices: a boolean-mask assignment
     # costs several times more), so a sparse join costs little past its own size.
@@ -153,7 +152,7 @@ def gold_relevance(
     negative.ravel()[at] = grade < 0
     # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
     if need_ideal:
-        ideal = _top_grades_per_group(gains, judgments.offsets, depth)
+        ideal = _top_grades_per_group(np.maximum(grades, 0), judgments.offsets, depth)
     else:
         ideal = np.zeros((rows.shape[0], 0))
 
