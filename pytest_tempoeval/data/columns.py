@@ -90,21 +90,28 @@ def widen(words: np.ndarray, n_words: int) -> np.ndarray:
 
 def hash_words(words: np.ndarray, salt: np.ndarray | None = None) -> np.ndarray:
     """A 64-bit hash per row (multiply-xorshift). Collisions happen: callers verify matches."""
-    # in place: a fresh temporary per step would cost more in page faults than the arithmetic
+    state = np.empty(words.shape[0], dtype=np.uint64)
+    # In place, a block of rows at a time: fresh full-size temporaries would cost more in page
+    # faults than the arithmetic, and small ones stay in cache.
+    shifted = np.empty(min(words.shape[0], _HASH_BLOCK_ROWS), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        if salt is None:
-            state = np.zeros(words.shape[0], dtype=np.uint64)
-        else:
-            state = salt.astype(np.uint64)
-            state += np.uint64(1)
-            state *= _GOLDEN
-        shifted = np.empty_like(state)
-        for column in range(words.shape[1]):
-            state ^= words[:, column]
-            state *= _GOLDEN
-            np.right_shift(state, np.uint64(31), out=shifted)
-            state ^= shifted
+        for start in range(0, words.shape[0], _HASH_BLOCK_ROWS):
+            block = state[start : start + _HASH_BLOCK_ROWS]
+            if salt is None:
+                block[:] = 0
+            else:
+                np.add(salt[start : start + block.size], 1, out=block, casting="unsafe")
+                block *= _GOLDEN
+            spare = shifted[: block.size]
+            for column in range(words.shape[1]):
+                block ^= words[start : start + block.size, column]
+                block *= _GOLDEN
+                np.right_shift(block, np.uint64(31), out=spare)
+                block ^= spare
     return state
+
+
+_HASH_BLOCK_ROWS = 1 << 16
 
 
 class IdLookup:

@@ -152,7 +152,7 @@ def gold_relevance(
     negative.ravel()[at] = grade < 0
     # Binary metrics (P, R, MRR, AP) need no ideal ranking: skip a [queries, depth] matrix.
     if need_ideal:
-        ideal = _top_grades_per_group(np.maximum(grades, 0), judgments.offsets, depth)
+        ideal = _top_grades_per_group(grades, judgments.offsets, depth)
     else:
         ideal = np.zeros((rows.shape[0], 0))
 
@@ -208,24 +208,25 @@ _DEEPER_QUERIES_PER_CHUNK = 50_000
 
 
 def _top_grades_per_group(grades: np.ndarray, offsets: np.ndarray, depth: int) -> np.ndarray:
-    """[groups, depth] largest grades of each group, descending, zero-padded.
+    """[groups, depth] largest gains of each group, descending, zero-padded: a negative grade
+    (judged non-relevant, trec_eval) gains what 0 does.
 
-    Grades are small non-negative integers, so each group's grades are counted, not sorted: the
-    ideal grade at rank r is the number of levels g >= 1 that more than r of the group's grades
-    reach. Unusually large grades take one sort of (group, grade descending) packed in an int64.
+    Grades are small integers, so each group's grades are counted, not sorted: the ideal gain at
+    rank r is the number of levels g >= 1 that more than r of the group's grades reach. Unusually
+    large grades take one sort of (group, gain descending) packed in an int64.
     """
     lengths = np.diff(offsets)
     out = np.zeros((lengths.size, depth))
     if grades.size == 0:
         return out
-    top_grade = int(grades.max())
+    top_grade = max(int(grades.max()), 0)
     if top_grade <= _COUNTED_GRADES:
         ranks = np.arange(depth)
         for level in range(1, top_grade + 1):
             out += count_per_group(grades >= level, offsets)[:, None] > ranks[None, :]
         return out
     groups = np.repeat(np.arange(lengths.size, dtype=np.int64), lengths)
-    keys = np.sort(groups * (top_grade + 1) + (top_grade - grades))
+    keys = np.sort(groups * (top_grade + 1) + (top_grade - np.maximum(grades, 0)))
     sorted_groups, sorted_grades = keys // (top_grade + 1), top_grade - keys % (top_grade + 1)
     rank = np.arange(grades.size) - offsets[sorted_groups]
     keep = rank < depth

@@ -275,3 +275,22 @@ def test_trec_eval_order_in_chunks_of_queries(
     assert ordered_scores.tolist() == [
         score_of[query][doc] for query, doc in zip(query_of_row.tolist(), got)
     ]
+
+
+@pytest.mark.parametrize("salted", [False, True])
+def test_hash_words_in_blocks_equals_one_block(salted: bool) -> None:
+    """Rows are hashed a block at a time; each row's hash is the same as in one piece (a last
+    block shorter than the others included)."""
+    rng = np.random.default_rng(7)
+    words = rng.integers(0, 2**63, size=(1000, 3), dtype=np.uint64)
+    salt = rng.integers(0, 50, size=1000) if salted else None
+    whole = hash_words(words, salt)
+    with mock.patch.object(columns, "_HASH_BLOCK_ROWS", 64):
+        blocked = hash_words(words, salt)
+    assert blocked.tolist() == whole.tolist()
+    assert len(set(whole.tolist())) == 1000  # distinct rows, distinct hashes here
+    single = [
+        int(hash_words(words[i : i + 1], None if salt is None else salt[i : i + 1])[0])
+        for i in (0, 63, 64, 999)
+    ]
+    assert single == [int(whole[i]) for i in (0, 63, 64, 999)]
