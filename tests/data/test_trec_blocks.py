@@ -68,6 +68,28 @@ def test_a_line_longer_than_a_block_still_reads(tmp_path: Path, tiny_blocks: Non
     assert run.line_of("q9") == 91
 
 
+def test_an_unexpected_failure_in_a_block_reaches_the_caller(
+    tmp_path: Path, tiny_blocks: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A block that raises (a bug, MemoryError) must not leave the blocks after it waiting on
+    its row count forever: the pool's shutdown would hang instead of the error surfacing."""
+    path = tmp_path / "run.trec"
+    path.write_text("".join(run_lines(20)))
+    calls = []
+    regular_layout = trec_tokens._regular_layout
+
+    def failing_third_block(*args: object) -> object:
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("block three")
+        return regular_layout(*args)
+
+    monkeypatch.setattr(trec_tokens, "_regular_layout", failing_third_block)
+    with pytest.raises(MemoryError, match="block three"):
+        Run.load(path)
+    assert len(calls) >= 4  # the blocks after the failed one ran, and returned
+
+
 ID_TEXT = st.text(alphabet="ab09-_.:/é", min_size=1, max_size=40)
 
 

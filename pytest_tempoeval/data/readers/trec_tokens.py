@@ -336,17 +336,33 @@ def _parse_block(
 ) -> _Stored | _Problem:
     """Parse the lines ``buf[:end]`` and write their fields into ``out``; runs on a worker thread.
 
-    ``start`` is set by the block before this one (None once a block found a problem: nothing
-    after it is written); this block sets ``after`` as soon as it knows its row count, so blocks
-    wait on each other only for that.
+    ``start`` is set by the block before this one (None once a block found a problem or raised:
+    nothing after it is written); this block sets ``after`` as soon as it knows its row count, so
+    blocks wait on each other only for that.
     """
+    try:
+        return _parse_and_write(buf, end, layout, out, start, after)
+    finally:
+        # Whatever went wrong (a bug, MemoryError), the next block must not wait forever, or
+        # the pool's shutdown would hang instead of the error reaching the caller.
+        if not after.done():
+            after.set_result(None)
+
+
+def _parse_and_write(
+    buf: np.ndarray,
+    end: int,
+    layout: LineFormat,
+    out: _Output,
+    start: Future[_Start | None],
+    after: Future[_Start | None],
+) -> _Stored | _Problem:
     is_blank = buf[:end] <= 32
     blanks = np.flatnonzero(is_blank)
     found = _regular_layout(buf, end, is_blank, blanks, layout.n_fields)
     if found is None:
         found = _general_layout(buf, end, blanks, layout)
     if isinstance(found, _Problem):
-        after.set_result(None)
         return found
     line_numbers, bounds, n_newlines = found
     widths = {}
@@ -354,14 +370,12 @@ def _parse_block(
         lengths = bounds[field][1]
         widths[field] = int(lengths.max(initial=1))
         if widths[field] > _MAX_FIELD_BYTES:
-            after.set_result(None)
             return _Problem(
                 int(line_numbers[np.argmax(lengths)]),
                 f"a field of {widths[field]} bytes: the line is not a {layout.what} line",
             )
     begin = start.result()
     if begin is None:  # an earlier block has a problem, which is what gets reported
-        after.set_result(None)
         return _Problem(0, "not read")
     if not out.words:
         out.allocate({field: widths[field] for field in layout.ids})
