@@ -341,7 +341,17 @@ def _parse_block(
     blocks wait on each other only for that.
     """
     try:
-        return _parse_and_write(buf, end, layout, out, start, after)
+        lines = _split_lines(buf, end, layout)
+        if isinstance(lines, _Problem):
+            return lines
+        begin = start.result()
+        if begin is None:  # an earlier block has a problem, which is what gets reported
+            return _Problem(0, "not read")
+        if not out.words:
+            out.allocate({field: lines.widths[field] for field in layout.ids})
+        rows = slice(begin.row, begin.row + lines.numbers.size)
+        after.set_result(_Start(rows.stop, begin.line + lines.n_newlines))
+        return _write_rows(buf, end, layout, lines, out, rows, begin.line + 1)
     finally:
         # Whatever went wrong (a bug, MemoryError), the next block must not wait forever, or
         # the pool's shutdown would hang instead of the error reaching the caller.
@@ -349,14 +359,17 @@ def _parse_block(
             after.set_result(None)
 
 
-def _parse_and_write(
-    buf: np.ndarray,
-    end: int,
-    layout: LineFormat,
-    out: _Output,
-    start: Future[_Start | None],
-    after: Future[_Start | None],
-) -> _Stored | _Problem:
+@dataclass(frozen=True, eq=False)
+class _Lines:
+    """A block's data lines: where each field is, and how wide."""
+
+    numbers: np.ndarray  # line of each row, relative to the block (0 = its first line)
+    bounds: dict[int, tuple[np.ndarray, np.ndarray]]  # field -> (start offsets, lengths)
+    n_newlines: int
+    widths: dict[int, int]  # field -> longest value in bytes
+
+
+def _split_lines(buf: np.ndarray, end: int, layout: LineFormat) -> _Lines | _Problem:
     is_blank = buf[:end] <= 32
     blanks = np.flatnonzero(is_blank)
     found = _regular_layout(buf, end, is_blank, blanks, layout.n_fields)
@@ -374,14 +387,20 @@ def _parse_and_write(
                 int(line_numbers[np.argmax(lengths)]),
                 f"a field of {widths[field]} bytes: the line is not a {layout.what} line",
             )
-    begin = start.result()
-    if begin is None:  # an earlier block has a problem, which is what gets reported
-        return _Problem(0, "not read")
-    if not out.words:
-        out.allocate({field: widths[field] for field in layout.ids})
-    rows = slice(begin.row, begin.row + line_numbers.size)
-    after.set_result(_Start(rows.stop, begin.line + n_newlines))
+    return _Lines(line_numbers, bounds, n_newlines, widths)
 
+
+def _write_rows(
+    buf: np.ndarray,
+    end: int,
+    layout: LineFormat,
+    lines: _Lines,
+    out: _Output,
+    rows: slice,
+    first_line: int,
+) -> _Stored | _Problem:
+    """Gather the ids and parse the numbers of ``lines`` into ``out[rows]``."""
+    widths, bounds = lines.widths, lines.bounds
     wider = {}
     for field in layout.ids:
         starts, lengths = bounds[field]
@@ -403,8 +422,8 @@ def _parse_and_write(
             row = int(problem.args[0])
             shown = words_to_ids(words[row : row + 1], widths[field])[0]
             shown = shown.decode("utf-8", errors="replace")
-            return _Problem(int(line_numbers[row]), f"{name} {shown!r} is not {valid}")
-    out.lines[rows] = line_numbers + (begin.line + 1)
+            return _Problem(int(lines.numbers[row]), f"{name} {shown!r} is not {valid}")
+    out.lines[rows] = lines.numbers + first_line
     non_ascii = np.zeros(0, dtype=np.int64)
     if buf[:end].max() >= 0x80:  # rare: only then find the rows that need a UTF-8 check
         high = np.flatnonzero(buf[:end] >= 0x80)
@@ -415,7 +434,7 @@ def _parse_and_write(
             first = np.concatenate(([True], found_rows[1:] != found_rows[:-1]))
             non_ascii = found_rows[first] + rows.start
     id_widths = {field: widths[field] for field in layout.ids}
-    return _Stored(rows, n_newlines, id_widths, wider, non_ascii)
+    return _Stored(rows, lines.n_newlines, id_widths, wider, non_ascii)
 
 
 class _LazyBounds(dict):
