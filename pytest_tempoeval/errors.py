@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import warnings
+from collections.abc import Iterable
 
 
 class TempoEvalError(Exception):
@@ -119,6 +120,14 @@ def located(path: object, line: int | None, message: str) -> str:
     """Format ``path:line: message`` the way compilers and pytest do, so editors can jump there."""
     where = f"{path}:{line}" if line is not None else f"{path}"
     return f"{where}: {message}"
+
+
+def closest_match(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The candidate most like ``word``, for "did you mean ...?" hints (None if none is close)."""
+    import difflib  # at first use: only a failing call needs it
+
+    close = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
+    return close[0] if close else None
 
 
 # What a secret looks like in an error text: an Anthropic key, a bearer token, a key-like header or

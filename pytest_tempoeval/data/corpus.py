@@ -8,7 +8,6 @@ touch document texts; llm mode reads those of the retrieved documents; focus-tim
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Mapping
 
 from pytest_tempoeval.data.gold_schema import GoldDocument
@@ -46,6 +45,8 @@ class LazyDocuments(Mapping[str, GoldDocument]):
     def digest(self) -> str:
         """sha256 of the corpus's content, for the gold set's fingerprint, without reading every
         document. The default reads them all; a corpus kept as bytes hashes its bytes."""
+        import hashlib  # at first use: not on the import path of every process
+
         digest = hashlib.sha256()
         for document in sorted(self.values(), key=lambda d: d.id):
             digest.update(repr((document.id, document.text, document.title)).encode())

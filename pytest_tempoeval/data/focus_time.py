@@ -10,6 +10,7 @@ User documentation of every form: ``docs/focus-time.md``.
 
 from __future__ import annotations
 
+import functools
 import numbers
 import re
 from collections.abc import Iterable, Iterator
@@ -364,7 +365,9 @@ _UNIT = r"\s?(?:%|(?-i:km|m|kg|g|mph|kb|mb|gb|KB|MB|GB|ms|hz|Hz|kHz|MHz|GHz|px)\
 # Words after which a number is an identifier. "No" is case-sensitive ("there was no 2020 event").
 _MARKER = r"[$€£¥\#]|\b(?:pages?|pp?\.|no\.|(?-i:No)|number|room|flight|route)"
 
-_SCAN = re.compile(
+# Compiled at first use (1.5 ms): only from_text needs it, and importing the package is on every
+# process's start-up path.
+_SCAN_PATTERN = (
     # Speed: the lookahead rejects in one step the many positions where no form can start (inside
     # words, spaces, most word starts); it must list the first character of every alternative.
     rf"""
@@ -390,9 +393,13 @@ _SCAN = re.compile(
     | (?P<short_decade>(?:\bthe\s+{_APOSTROPHE}?|{_APOSTROPHE})(?P<tens>\d0){_APOSTROPHE}?s\b)
     | (?P<year>\b\d{{4}}{_END})
     )
-    """,
-    re.IGNORECASE | re.VERBOSE,
+    """
 )
+
+
+@functools.cache
+def _scan() -> re.Pattern[str]:
+    return re.compile(_SCAN_PATTERN, re.IGNORECASE | re.VERBOSE)
 
 
 def _text_year(digits: str) -> list[int]:
@@ -411,7 +418,7 @@ def _text_range(start_text: str, end_text: str) -> Iterable[int]:
 
 def _scan_text(text: str, reference_year: int | None) -> set[int]:
     years: set[int] = set()
-    for match in _SCAN.finditer(text):
+    for match in _scan().finditer(text):
         kind = match.lastgroup  # the outer group of the alternative that matched
         if kind == "year":
             years.update(_text_year(match[kind]))

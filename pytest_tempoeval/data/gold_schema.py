@@ -25,7 +25,6 @@ building one.
 
 from __future__ import annotations
 
-import difflib
 import numbers
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from pytest_tempoeval.errors import (
     FocusTimeError,
     GoldSetError,
     GoldSetWarning,
+    closest_match,
     located,
     warn,
 )
@@ -186,8 +186,8 @@ def warn_undeclared(
 ) -> None:
     """A GoldSetWarning per judged document the declared ones lack: (query id, doc id, line)."""
     for query_id, doc_id, line in undeclared[:UNDECLARED_SHOWN]:
-        close = difflib.get_close_matches(doc_id, declared, n=1) if len(declared) <= 100_000 else []
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        close = closest_match(doc_id, declared) if len(declared) <= 100_000 else None
+        hint = f"; did you mean {close!r}?" if close else ""
         message = (
             f"query {query_id!r} judges doc {doc_id!r}, which is not declared {where}{hint} "
             "(a judged document that the run can never match lowers every score)"
@@ -202,8 +202,8 @@ def warn_undeclared(
 def did_you_mean(key: str, allowed: tuple[str, ...]) -> str:
     # Case-insensitive, so "ID" and "Relevant" find their key too.
     lowered = {name.lower(): name for name in allowed}
-    close = [lowered[match] for match in difflib.get_close_matches(key.lower(), lowered, n=1)]
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    close = closest_match(key.lower(), lowered)
+    hint = f"; did you mean {lowered[close]!r}?" if close else ""
     return f"unknown key {key!r}{hint} (allowed: {', '.join(allowed)})"
 
 

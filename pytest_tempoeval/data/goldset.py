@@ -7,7 +7,6 @@ same structure as Python data (:meth:`GoldSet.from_dict`), from a TREC qrels fil
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from functools import cached_property
@@ -287,6 +286,8 @@ class GoldSet:
     def fingerprint(self) -> str:
         """sha256 of the gold set's content (not its formatting): baselines use it to notice
         changes."""
+        import hashlib  # at first use: not on the import path of every process
+
         digest = hashlib.sha256()
         for query in self.queries.values():
             digest.update(

@@ -15,12 +15,11 @@ reads and writes names; :mod:`.evaluate` scores them.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.errors import MetricError, closest_match
 
 _BOOLEANS = {"true": True, "false": False}
 
@@ -214,10 +213,10 @@ def _family(name: str, text: str) -> Family:
         canonical = ALIASES.get(folded[0], folded[0]) if folded else None
     if canonical is None:
         known = [*FAMILIES, *ALIASES]
-        close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+        close = closest_match(name, known, cutoff=0.5)
         message = f"unknown measure {name!r} in {text!r}"
         if close:
-            message += f": did you mean {ALIASES.get(close[0], close[0])!r}?"
+            message += f": did you mean {ALIASES.get(close, close)!r}?"
         raise MetricError(f"{message} (known measures: {', '.join(FAMILIES)})")
     return FAMILIES[canonical]
 
@@ -239,8 +238,8 @@ def _params(body: str | None, family: Family, text: str) -> dict[str, Any]:
             key, value = "gain", _DCG_GAINS[value]
         if key not in family.params:
             allowed = ", ".join(family.params) or "none"
-            close = difflib.get_close_matches(key, list(family.params), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            close = closest_match(key, family.params)
+            hint = f"; did you mean {close!r}?" if close else ""
             raise MetricError(
                 f"measure {text!r}: {family.name} has no parameter {key!r}{hint} "
                 f"({family.name}'s parameters: {allowed})"

@@ -41,3 +41,11 @@ def test_focus_time_needs_no_numpy() -> None:
         "from pytest_tempoeval import FocusTime; FocusTime.from_text('in 2020')"
     )
     assert "numpy" not in modules
+
+
+def test_the_metric_api_imports_only_what_scoring_needs() -> None:
+    """At 1,000 queries a whole evaluation is mostly start-up: the standard-library modules that
+    only a "did you mean" hint, a fingerprint or a median needs load at their first use."""
+    modules = imported_after("from pytest_tempoeval import Run, GoldSet, ndcg, precision, mrr")
+    assert "numpy" in modules  # the probe does import the metric modules
+    assert not {"difflib", "hashlib", "statistics"} & modules
