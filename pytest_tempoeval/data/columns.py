@@ -9,9 +9,10 @@ than strings.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -242,9 +243,7 @@ def join_within_groups(
         hit = same_group & same_id
         result[l0 + left[hit]] = right[hit] + r0
 
-    workers = min(2, os.cpu_count() or 1) if len(chunks) > 1 else 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(join, chunks))
+    _map_chunks(join, chunks)
     return result
 
 
@@ -265,6 +264,21 @@ def count_per_group(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if filled.size:  # reduceat reads an empty group's next row: only non-empty groups are summed
         counts[filled] = np.add.reduceat(flags, offsets[filled], dtype=np.int64)
     return counts
+
+
+_T = TypeVar("_T")
+
+
+def _map_chunks(
+    function: Callable[[tuple[int, int]], _T], chunks: list[tuple[int, int]]
+) -> list[_T]:
+    """``function`` over each chunk of whole groups, on up to two threads (numpy releases the GIL
+    in its sorts and loops, so the second core helps); a single chunk runs here, without starting
+    a thread (small inputs: starting one costs more than the work)."""
+    if len(chunks) <= 1:
+        return [function(chunk) for chunk in chunks]
+    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
+        return list(pool.map(function, chunks))
 
 
 def _chunks_of_groups(rows_per_group: np.ndarray, chunk_rows: int) -> list[tuple[int, int]]:
@@ -571,11 +585,8 @@ def duplicate_pairs(
                 seen[key] = row
         return pairs
 
-    chunks = _chunks_of_groups(lengths, chunk_rows)
-    # numpy's sort releases the GIL: a second thread uses the second core
-    workers = min(2, os.cpu_count() or 1) if len(chunks) > 1 else 1
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        return [pair for found in pool.map(find, chunks) for pair in found]
+    found = _map_chunks(find, _chunks_of_groups(lengths, chunk_rows))
+    return [pair for pairs in found for pair in pairs]
 
 
 # -- trec_eval's ranking order ---------------------------------------------------------------------
@@ -606,8 +617,7 @@ def trec_eval_order(
         )
         return ordered, part_scores, ordered is part
 
-    with ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1)) as pool:
-        parts = list(pool.map(order, chunks))
+    parts = _map_chunks(order, chunks)
     if all(in_place for _, _, in_place in parts):
         return words, scores  # no chunk needed a full sort: ``words`` is ordered in place
     return (
