@@ -35,8 +35,8 @@ _MAX_FIELD_BYTES = (
     4096  # a longer "id" is a broken file (binary data, a missing newline), not an id
 )
 _PADDING = _MAX_FIELD_BYTES + 8  # zero bytes after the data, so gathers never run off the end
-# _KEEP[n]: mask keeping the first n bytes of a big-endian word.
-_KEEP = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], dtype=np.uint64)
+# _FIRST_BYTES[n]: mask keeping the first n bytes of a big-endian word (gathers, SWAR parsing).
+_FIRST_BYTES = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], dtype=np.uint64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -564,7 +564,7 @@ def _gather_words(
             if word == 0
             else np.minimum(np.maximum(lengths - 8 * word, 0), 8)
         )
-        np.bitwise_and(raw, _KEEP[kept], out=out[:, word])
+        np.bitwise_and(raw, _FIRST_BYTES[kept], out=out[:, word])
 
 
 def parse_floats(text: np.ndarray) -> np.ndarray:
@@ -641,8 +641,6 @@ def _short_decimals(word: np.ndarray) -> Decimals:
 _EVERY_BYTE = 0x0101010101010101
 _LOW7 = np.uint64(0x7F * _EVERY_BYTE)
 _TOP_BITS = np.uint64(0x80 * _EVERY_BYTE)
-# _FIRST_BYTES[n]: mask of the first n bytes of a big-endian word
-_FIRST_BYTES = np.array([((1 << (8 * n)) - 1) << (8 * (8 - n)) for n in range(9)], np.uint64)
 
 
 def _nonzero_bytes(word: np.ndarray) -> np.ndarray:
