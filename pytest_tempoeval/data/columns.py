@@ -61,10 +61,15 @@ def decode_ids(ids: np.ndarray) -> list[str]:
     return [value.decode("utf-8") for value in ids.tolist()]
 
 
+def words_for(width: int) -> int:
+    """uint64 words per row for ids of ``width`` bytes (at least one)."""
+    return max(1, -(-width // 8))
+
+
 def id_words(ids: np.ndarray, n_words: int | None = None) -> np.ndarray:
     """``(n, n_words)`` uint64 rows whose lexicographic order is the byte order of ``ids``."""
     width = ids.dtype.itemsize
-    n_words = n_words or max(1, -(-width // 8))
+    n_words = n_words or words_for(width)
     padded = np.zeros((ids.size, n_words * 8), dtype=np.uint8)
     padded[:, :width] = ids.view(np.uint8).reshape(ids.size, width)
     return padded.view(">u8").astype(np.uint64)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pytest_tempoeval.data.columns import id_words, words_to_ids
+from pytest_tempoeval.data.columns import id_words, words_for, words_to_ids
 from pytest_tempoeval.errors import located
 
 # Bytes trec_eval's parser treats as blanks between fields (C isspace).
@@ -253,7 +253,7 @@ class _Output:
     def allocate(self, widths: dict[int, int]) -> None:
         """The id columns, as wide as the first block's ids (untouched pages are free)."""
         self.words = {
-            field: _zeros_in_small_pages((self.capacity, _n_words(width)), np.uint64)
+            field: _zeros_in_small_pages((self.capacity, words_for(width)), np.uint64)
             for field, width in widths.items()
         }
 
@@ -300,10 +300,6 @@ def _zeros_in_small_pages(shape: tuple[int, ...], dtype: type[np.generic]) -> np
     count = math.prod(shape)
     buffer = mmap.mmap(-1, max(1, count * item.itemsize))
     return np.frombuffer(buffer, dtype=item, count=count).reshape(shape)
-
-
-def _n_words(width: int) -> int:
-    return max(1, -(-width // 8))
 
 
 @dataclass(frozen=True, eq=False)
@@ -405,16 +401,16 @@ def _write_rows(
     for field in layout.ids:
         starts, lengths = bounds[field]
         column = out.words[field][rows]
-        if _n_words(widths[field]) <= column.shape[1]:
+        if words_for(widths[field]) <= column.shape[1]:
             _gather_words(buf, starts, lengths, column)
         else:
-            words = np.empty((starts.size, _n_words(widths[field])), dtype=np.uint64)
+            words = np.empty((starts.size, words_for(widths[field])), dtype=np.uint64)
             _gather_words(buf, starts, lengths, words)
             column[:] = words[:, : column.shape[1]]
             wider[field] = words
     for field, (name, parse, valid) in layout.numbers.items():
         starts, lengths = bounds[field]
-        words = np.empty((starts.size, _n_words(widths[field])), dtype=np.uint64)
+        words = np.empty((starts.size, words_for(widths[field])), dtype=np.uint64)
         _gather_words(buf, starts, lengths, words)
         try:
             out.numbers[field][rows] = parse(words, widths[field])
@@ -553,7 +549,7 @@ def _gather_words(
     overlapping strided view, no copy); bytes past a token's end are masked off.
     """
     windows = np.ndarray(shape=(buf.size - 7,), dtype=">u8", buffer=buf, strides=(1,))
-    needed = _n_words(int(lengths.max(initial=1)))
+    needed = words_for(int(lengths.max(initial=1)))
     for word in range(out.shape[1]):
         if word >= needed:
             out[:, word] = 0
