@@ -763,3 +763,12 @@ def test_grades_are_bounded_with_file_and_line(
     path.write_text(text)
     with pytest.raises(GoldSetError, match=rf"{name}:{line}: .*from .*1,000,000"):
         GoldSet.load(path)
+
+
+def test_grades_at_the_bound_load(tmp_path: Path) -> None:
+    """The bound is inclusive; grades shorter than its seven digits skip the range check."""
+    path = tmp_path / "edge.trec"
+    path.write_text("q1 0 d1 1000000\nq1 0 d2 -1000000\nq1 0 d3 999999\nq2 0 d1 7\n")
+    gold = GoldSet.load(path)
+    assert gold.queries["q1"].relevant == {"d1": 1000000, "d2": -1000000, "d3": 999999}
+    assert gold.queries["q2"].relevant == {"d1": 7}

@@ -98,19 +98,20 @@ def test_binary_metrics_show_the_documents_they_count_relevant() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.lists(st.integers(0, 40), max_size=12), min_size=1, max_size=8),
+    st.lists(st.lists(st.integers(-3, 40), max_size=12), min_size=1, max_size=8),
     st.integers(1, 15),
 )
 def test_top_grades_per_group_counted_or_sorted_equal_python(
     groups: list[list[int]], depth: int
 ) -> None:
     """Grades up to 16 are counted per level, larger ones sorted: both give each group's best
-    grades, descending, zero-padded."""
+    gains, descending, zero-padded. A negative grade (judged non-relevant) gains what 0 does."""
     grades = np.array([grade for group in groups for grade in group], dtype=np.int64)
     offsets = np.cumsum([0] + [len(group) for group in groups])
-    expected = [(sorted(group, reverse=True) + [0] * depth)[:depth] for group in groups]
+    gains = [[max(grade, 0) for grade in group] for group in groups]
+    expected = [(sorted(group, reverse=True) + [0] * depth)[:depth] for group in gains]
     assert _top_grades_per_group(grades, offsets, depth).tolist() == expected
-    small = [[min(grade, 16) for grade in group] for group in groups]
+    small = [[min(gain, 16) for gain in group] for group in gains]
     clipped = np.minimum(grades, 16)
     expected_small = [(sorted(group, reverse=True) + [0] * depth)[:depth] for group in small]
     assert _top_grades_per_group(clipped, offsets, depth).tolist() == expected_small
