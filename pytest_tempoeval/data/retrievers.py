@@ -27,7 +27,7 @@ from typing import Any
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.metadata import metadata_focus_time
 from pytest_tempoeval.data.values import id_problem
-from pytest_tempoeval.errors import RunError
+from pytest_tempoeval.errors import RunError, RunWarning
 
 
 @dataclass
@@ -47,6 +47,30 @@ class Retriever:
         self.name = _name(retriever)
         self.call, self.is_async = _calling(retriever, k)
 
+    def depth_hint(self) -> str:
+        """How to make this retriever return ``k`` results: the setting of its framework."""
+        retriever, k = self.retriever, self.k
+        search_kwargs = getattr(retriever, "search_kwargs", None)
+        if isinstance(search_kwargs, Mapping):  # a LangChain VectorStoreRetriever
+            asked = search_kwargs.get("k", "LangChain's default of 4")
+            return f'it asks for {asked}: use as_retriever(search_kwargs={{"k": {k}}})'
+        if _method(retriever, "ainvoke", "invoke"):
+            return (
+                f'set its k (LangChain vector stores: as_retriever(search_kwargs={{"k": {k}}}); '
+                f"BM25Retriever: k={k})"
+            )
+        if _method(retriever, "aretrieve", "retrieve"):
+            asked = getattr(retriever, "similarity_top_k", "LlamaIndex's default of 2")
+            return f"it asks for {asked}: use as_retriever(similarity_top_k={k})"
+        run = getattr(retriever, "run", None)
+        if callable(run) and not callable(retriever):
+            if _accepts(run, "top_k"):
+                return f"its run() was asked for top_k={k}: its store may hold fewer documents"
+            return f"set its top_k to {k} (its run() takes no top_k)"
+        if _accepts(retriever, "k"):
+            return f"it was called with k={k}: its index may hold fewer documents"
+        return f"let it take a k= argument (k={k} is passed to it) or return {k} results"
+
     async def results(self, query_text: str) -> Any:
         results = self.call(query_text)
         if inspect.isawaitable(results):
@@ -56,6 +80,27 @@ class Retriever:
         if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
             results = list(results)  # a generator runs retriever code too
         return results
+
+
+def short_results_warning(
+    retriever: Retriever, retrieval: Retrieval, query_ids: list[str]
+) -> RunWarning | None:
+    """A warning when the retriever returned fewer than ``k`` results for most queries: the metrics
+    count the missing ranks as not relevant (P@k divides by k), which a wrong setting, such as
+    LangChain's default of 4 documents, makes look like a bad retriever."""
+    import statistics
+
+    k = retriever.k
+    short = [n for n in (len(retrieval.rankings[q]) for q in query_ids) if n < k]
+    if 2 * len(short) <= len(query_ids):
+        return None
+    typical = statistics.median_low(short)
+    return RunWarning(
+        f"retriever {retriever.name!r} returned fewer than k={k} results for {len(short)} of "
+        f"{len(query_ids)} queries (typically {typical}): the missing ranks count as not "
+        f"relevant, so P@{k} of such a query is at most {typical}/{k}; "
+        f"{retriever.depth_hint()}; or pass a smaller k"
+    )
 
 
 async def retrieve_all(
@@ -254,6 +299,10 @@ def _score(value: Any, query_id: str, rank: int, retriever: Retriever) -> float 
             "not a number"
         )
     return float(value)
+
+
+def _method(retriever: Any, *names: str) -> bool:
+    return any(callable(getattr(retriever, name, None)) for name in names)
 
 
 def _calling(retriever: Any, k: int) -> tuple[Callable[[str], Any], bool]:

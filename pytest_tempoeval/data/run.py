@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pytest_tempoeval.constants import DEFAULT_K
 from pytest_tempoeval.data.readers.structured import LineDict, Source, json_tree, read_text
 from pytest_tempoeval.data.values import PLAIN_ID, check_k, id_problem
-from pytest_tempoeval.errors import RunError, located
+from pytest_tempoeval.errors import RunError, RunWarning, located, warn
 
 if TYPE_CHECKING:
     import numpy as np
@@ -160,17 +160,22 @@ class Run(Mapping[str, list[str]]):
         trec_eval's order (score descending, ties by doc id descending); unscored ones keep the
         retriever's order (mixing the two is an error). Texts become the documents' texts and
         metadata dates their focus times. Inside a running event loop, use :meth:`afrom_retriever`.
+
+        A retriever that returns fewer than ``k`` results for most queries (LangChain's vector
+        stores return 4 unless told otherwise) gets a :class:`~pytest_tempoeval.RunWarning` naming
+        its setting: the missing ranks count as not relevant.
         """
         import asyncio
 
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(
-                cls.afrom_retriever(
-                    retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key
-                )
+            run, warning = asyncio.run(
+                cls._retrieved(retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key)
             )
+            if warning is not None:
+                warn(warning)  # here, not in the event loop: it points at the caller's line
+            return run
         raise RunError(
             "Run.from_retriever() was called inside a running event loop; use "
             "await Run.afrom_retriever(...)"
@@ -187,7 +192,29 @@ class Run(Mapping[str, list[str]]):
         id_key: str | None = None,
     ) -> Run:
         """:meth:`from_retriever` for async code."""
-        from pytest_tempoeval.data.retrievers import Retriever, retrieve_all
+        run, warning = await cls._retrieved(
+            retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key
+        )
+        if warning is not None:
+            warn(warning)
+        return run
+
+    @classmethod
+    async def _retrieved(
+        cls,
+        retriever: Any,
+        gold: GoldSet,
+        k: int | None,
+        *,
+        max_concurrency: int,
+        id_key: str | None,
+    ) -> tuple[Run, RunWarning | None]:
+        """The run a retriever gives, and the warning its caller should see, if any."""
+        from pytest_tempoeval.data.retrievers import (
+            Retriever,
+            retrieve_all,
+            short_results_warning,
+        )
 
         k = check_k(k if k is not None else gold.k or DEFAULT_K)
         if (
@@ -220,7 +247,7 @@ class Run(Mapping[str, list[str]]):
         kept = set(texts) | set(retrieval.focus_times)
         focus_times = {doc: ft for doc, ft in retrieval.focus_times.items() if doc in kept}
         run._init_table(table, texts, source, scored, focus_times=focus_times)
-        return run
+        return run, short_results_warning(adapter, retrieval, [query_id for query_id, _ in queries])
 
     # -- mapping interface ------------------------------------------------------------------------
 

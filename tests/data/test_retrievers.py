@@ -5,11 +5,20 @@ components; and the errors a result that cannot be read gets."""
 from __future__ import annotations
 
 import asyncio
+import warnings
 from typing import Any
 
 import pytest
 
-from pytest_tempoeval import GoldSet, MetricError, Run, RunError, temporal_ndcg, temporal_precision
+from pytest_tempoeval import (
+    GoldSet,
+    MetricError,
+    Run,
+    RunError,
+    RunWarning,
+    temporal_ndcg,
+    temporal_precision,
+)
 
 GOLD = GoldSet.from_dict(
     {
@@ -36,9 +45,9 @@ def test_async_retrievers_run_concurrently_up_to_max_concurrency() -> None:
     gold = GoldSet.from_dict(
         {"queries": [{"id": f"q{i}", "text": f"Query {i}"} for i in range(20)]}
     )
-    assert len(Run.from_retriever(retrieve, gold, max_concurrency=4)) == 20
+    assert len(Run.from_retriever(retrieve, gold, k=1, max_concurrency=4)) == 20
     assert most == 4
-    Run.from_retriever(retrieve, gold, max_concurrency=1)
+    Run.from_retriever(retrieve, gold, k=1, max_concurrency=1)
     assert most == 4 and in_flight == 0
 
 
@@ -89,7 +98,7 @@ def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
     result = temporal_precision(run, GOLD, k=4)
     assert result.per_query == {"q2020": 0.5, "q2016": 0.25}  # d2020 and dz (dated); d2016
     by_metadata = Run.from_retriever(
-        store.as_retriever(search_kwargs={"k": 3}), GOLD, id_key="doc_id"
+        store.as_retriever(search_kwargs={"k": 3}), GOLD, k=3, id_key="doc_id"
     )
     assert len(by_metadata["q2016"]) == 3 and set(by_metadata["q2016"]) <= {*TEXTS, "dz"}
 
@@ -103,7 +112,7 @@ def test_langchain_scored_pairs() -> None:
             for d, s in (("dx", 0.2), ("d2020", 0.8))
         ]
 
-    assert Run.from_retriever(similarity_search_with_score, GOLD)["q2020"] == ["d2020", "dx"]
+    assert Run.from_retriever(similarity_search_with_score, GOLD, k=2)["q2020"] == ["d2020", "dx"]
 
 
 def test_llamaindex_retriever_nodes_with_scores() -> None:
@@ -115,7 +124,7 @@ def test_llamaindex_retriever_nodes_with_scores() -> None:
         for doc_id, text in TEXTS.items()
     ]
     index = core.VectorStoreIndex(nodes=nodes, embed_model=mock.MockEmbedding(embed_dim=8))
-    run = Run.from_retriever(index.as_retriever(similarity_top_k=2), GOLD)
+    run = Run.from_retriever(index.as_retriever(similarity_top_k=2), GOLD, k=2)
     assert len(run["q2020"]) == 2 and run.scores("q2020") is not None  # NodeWithScore scores
     assert set(run.texts) <= set(TEXTS) and all(ft == {2016} for ft in run.focus_times.values())
     # The nodes' dates (2016) override their texts: query q2016 overlaps every retrieved document.
@@ -193,3 +202,66 @@ def test_bad_max_concurrency(value: Any) -> None:
 def test_bad_k_is_the_metric_error_everywhere() -> None:
     with pytest.raises(MetricError, match="k must be a positive integer"):
         Run.from_retriever(lambda text: [], GOLD, k=0)
+
+
+def test_a_langchain_retriever_returning_fewer_than_k_warns_naming_its_setting() -> None:
+    vectorstores = pytest.importorskip("langchain_core.vectorstores")
+    embeddings = pytest.importorskip("langchain_core.embeddings")
+    documents = pytest.importorskip("langchain_core.documents")
+    store = vectorstores.InMemoryVectorStore(embeddings.DeterministicFakeEmbedding(size=16))
+    store.add_documents(
+        [documents.Document(page_content=f"Report {i} of 2020.", id=f"r{i}") for i in range(12)]
+    )
+    with pytest.warns(RunWarning) as caught:
+        run = Run.from_retriever(store.as_retriever(), GOLD, k=10)  # LangChain's default: 4
+    [warning] = caught
+    message = str(warning.message)
+    assert "returned fewer than k=10 results for 2 of 2 queries (typically 4)" in message
+    assert "P@10 of such a query is at most 4/10" in message
+    assert 'it asks for LangChain\'s default of 4: use as_retriever(search_kwargs={"k": 10})' in (
+        message
+    )
+    assert warning.filename == __file__  # the caller's line, not the event loop's
+    # The score is not changed: 4 documents of 2020 in 10 ranks.
+    assert temporal_precision(run, GOLD, k=10).per_query == {"q2020": 0.4, "q2016": 0.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunWarning)  # what -W error does
+        with pytest.raises(RunWarning, match="fewer than k=10"):
+            Run.from_retriever(store.as_retriever(search_kwargs={"k": 4}), GOLD, k=10)
+        full = Run.from_retriever(store.as_retriever(search_kwargs={"k": 10}), GOLD, k=10)
+    assert len(full["q2020"]) == 10
+
+
+@pytest.mark.parametrize(
+    ("retriever", "hint"),
+    [
+        (lambda text: ["d2020", "d2016"], "let it take a k= argument (k=10 is passed to it)"),
+        (lambda text, k: ["d2020"], "it was called with k=10: its index may hold fewer"),
+        (HaystackRetriever(), "its run() was asked for top_k=10: its store may hold fewer"),
+    ],
+)
+def test_short_results_warn_with_the_setting_of_each_kind(retriever: Any, hint: str) -> None:
+    with pytest.warns(RunWarning, match="fewer than k=10 results for 2 of 2 queries") as caught:
+        Run.from_retriever(retriever, GOLD)
+
+    async def in_a_coroutine() -> None:
+        with pytest.warns(RunWarning) as again:
+            await Run.afrom_retriever(retriever, GOLD)
+        assert again[0].filename == __file__
+
+    asyncio.run(in_a_coroutine())
+    assert hint in str(caught[0].message)
+
+
+def test_a_few_short_rankings_do_not_warn() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunWarning)
+        run = Run.from_retriever(
+            lambda text: ["d2020", "d2016"] if "2020" in text else [], GOLD, k=2
+        )
+    assert run["q2016"] == []
+    # ... but the metrics still say so.
+    assert (
+        "ranking shorter than k=2 for 1 query (depth 0)"
+        in temporal_precision(run, GOLD, k=2).summary()
+    )

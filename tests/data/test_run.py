@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run
-from pytest_tempoeval.errors import MetricError, RunError, TempoEvalError
+from pytest_tempoeval.errors import MetricError, RunError, RunWarning, TempoEvalError
 
 
 def write(tmp_path: Path, content: str | bytes, name: str = "run.json") -> Path:
@@ -331,7 +331,8 @@ def test_positional_only_k_is_not_passed_as_keyword() -> None:
     def retrieve(text: str, k: int = 1, /) -> list[str]:
         return ["a", "b", "c"][:k]
 
-    assert Run.from_retriever(retrieve, GOLD, k=3)["q1"] == ["a"]
+    with pytest.warns(RunWarning, match="let it take a k= argument"):
+        assert Run.from_retriever(retrieve, GOLD, k=3)["q1"] == ["a"]
 
 
 def test_retriever_dicts_with_id_score_and_text() -> None:
@@ -342,7 +343,7 @@ def test_retriever_dicts_with_id_score_and_text() -> None:
             {"id": "mid", "score": 0.5, "text": "about 1990"},
         ]
 
-    run = Run.from_retriever(retrieve, GOLD, k=10)
+    run = Run.from_retriever(retrieve, GOLD, k=3)
     assert run["q1"] == ["high", "mid", "low"]  # the score orders, the text is kept
     assert run.scores("q1") == [0.9, 0.5, 0.1]
     assert dict(run.texts) == {"low": "about 2020", "mid": "about 1990"}
