@@ -13,6 +13,12 @@ Async retrievers run concurrently, at most ``max_concurrency`` queries at a time
 query after the other (they may not be thread-safe). What a result carries besides its id is kept:
 its text becomes the document's text (llm mode reads it, focus-time mode reads its years), and a
 date in its metadata its focus time.
+
+A (doc id, string) pair is (doc id, text), unless the string reads as a number ("1.0"): that is a
+score written as a string, and a RunError (read as a text, the judge would read "1.0" as the
+document). A text that is only a number comes as a dict ``{"id": ..., "text": "2020"}`` or a
+framework document. A retriever that returns fewer than ``k`` results for most queries gets a
+:class:`~pytest_tempoeval.RunWarning` naming the setting to change.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from typing import Any
 
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.metadata import metadata_focus_time
-from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.data.values import id_problem, string_score_problem
 from pytest_tempoeval.errors import RunError, RunWarning
 
 
@@ -136,10 +142,13 @@ async def retrieve_all(
 def read_results(results: Any, query_id: str, retriever: Retriever, into: Retrieval) -> None:
     """One query's results as (doc id, score) pairs, with texts and focus times kept aside."""
     if isinstance(results, Mapping):  # {doc id: score}
-        into.rankings[query_id] = [
-            (_doc_id(doc, query_id, rank, retriever), score)
-            for rank, (doc, score) in enumerate(results.items(), start=1)
-        ]
+        ranking = []
+        for rank, (doc, score) in enumerate(results.items(), start=1):
+            doc_id = _doc_id(doc, query_id, rank, retriever)
+            if score is None:
+                _not_a_score(score, doc_id, query_id, rank, retriever)
+            ranking.append((doc_id, _score(score, doc_id, query_id, rank, retriever)))
+        into.rankings[query_id] = ranking
         return
     if not isinstance(results, list):
         raise RunError(
@@ -172,34 +181,25 @@ def _read(
     if isinstance(item, (str, int)) and not isinstance(item, bool):
         return _doc_id(item, query_id, rank, retriever), None, None, None
     if isinstance(item, (tuple, list)) and len(item) == 2:
-        doc, second = item
-        if isinstance(second, str):
-            return (
-                _doc_id(doc, query_id, rank, retriever),
-                None,
-                second,
-                FocusTime.from_text(second) or None,
-            )
-        return (
-            _doc_id(doc, query_id, rank, retriever),
-            _score(second, query_id, rank, retriever),
-            None,
-            None,
-        )
+        doc_id, second = _doc_id(item[0], query_id, rank, retriever), item[1]
+        if isinstance(second, str) and string_score_problem(second, doc_id) is None:
+            return doc_id, None, second, FocusTime.from_text(second) or None
+        return doc_id, _score(second, doc_id, query_id, rank, retriever, pair=True), None, None
     if isinstance(item, Mapping):
         key = retriever.id_key or "id"
         if key not in item:
             _unreadable(item, query_id, rank, retriever, f"a dict without an {key!r}", list(item))
+        doc_id = _doc_id(item[key], query_id, rank, retriever)
         text = item.get("text")
         if text is not None and not isinstance(text, str):
             raise RunError(
                 f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: 'text' of doc "
-                f"{item[key]!r} must be a string, got {type(text).__name__}"
+                f"{doc_id!r} must be a string, got {type(text).__name__}"
             )
         metadata = item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}
         return (
-            _doc_id(item[key], query_id, rank, retriever),
-            _score(item.get("score"), query_id, rank, retriever),
+            doc_id,
+            _score(item.get("score"), doc_id, query_id, rank, retriever),
             text,
             metadata_focus_time(metadata, item),
         )
@@ -211,7 +211,7 @@ def _read(
         content = node.get_content() if callable(getattr(node, "get_content", None)) else None
         return (
             doc_id,
-            _score(item.score, query_id, rank, retriever),
+            _score(item.score, doc_id, query_id, rank, retriever),
             content,
             metadata_focus_time(metadata),
         )
@@ -226,7 +226,8 @@ def _read(
             getattr(item, "id", None), metadata, item, query_id, rank, retriever, ".id"
         )
         text = content if isinstance(content, str) else None
-        return doc_id, _score(score, query_id, rank, retriever), text, metadata_focus_time(metadata)
+        score = _score(score, doc_id, query_id, rank, retriever)
+        return doc_id, score, text, metadata_focus_time(metadata)
     _unreadable(item, query_id, rank, retriever, type(item).__name__, None)
     raise AssertionError  # _unreadable raises
 
@@ -290,15 +291,36 @@ def _doc_id(value: Any, query_id: str, rank: int, retriever: Retriever) -> str:
     return str(value)
 
 
-def _score(value: Any, query_id: str, rank: int, retriever: Retriever) -> float | None:
+def _score(
+    value: Any, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
+) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise RunError(
-            f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: score {value!r} is "
-            "not a number"
-        )
+        _not_a_score(value, doc_id, query_id, rank, retriever, pair)
     return float(value)
+
+
+def _not_a_score(
+    value: Any, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
+) -> None:
+    """A RunError for a score that is not a number; for a (doc id, "1.0") pair, how to give a
+    text that is only a number instead."""
+    where = f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}"
+    problem = string_score_problem(value, doc_id)
+    if problem is None:
+        raise RunError(
+            f"{where}: score {value!r} of doc {doc_id!r} is not a number; give scores as int or "
+            "float"
+        )
+    hint = f"{where}: {problem}; return it as a number ({float(value)!r})"
+    if pair:
+        hint += (
+            f"; if {value!r} is the document's text, return {{'id': {doc_id!r}, 'text': "
+            f"{value!r}}} or a framework document: a (doc id, string) pair whose string reads as "
+            "a number is taken for a score"
+        )
+    raise RunError(hint)
 
 
 def _method(retriever: Any, *names: str) -> bool:

@@ -265,3 +265,24 @@ def test_a_few_short_rankings_do_not_warn() -> None:
         "ranking shorter than k=2 for 1 query (depth 0)"
         in temporal_precision(run, GOLD, k=2).summary()
     )
+
+
+def test_string_scores_are_errors_and_numeric_texts_have_their_own_forms() -> None:
+    """A (doc id, "1.0") pair used to become the text "1.0", which the judge then read as the
+    document: a score written as a string is an error; a text that is only a number is given as a
+    dict item or a framework document."""
+    documents = pytest.importorskip("langchain_core.documents")
+    with pytest.raises(RunError) as error:
+        Run.from_retriever(lambda text: [("d2020", "1.0")], GOLD, k=1)
+    message = str(error.value)
+    assert "query 'q2020', rank 1: score '1.0' of doc 'd2020' is not a number" in message
+    assert "{'id': 'd2020', 'text': '1.0'}" in message
+    with pytest.raises(RunError, match="score '0.9' of doc 'd2020' is not a number"):
+        Run.from_retriever(
+            lambda text: [(documents.Document(page_content="x", id="d2020"), "0.9")], GOLD, k=1
+        )
+    # The text "2020" as a dict item or a LangChain document: a text, and its year a focus time.
+    for result in ({"id": "d2020", "text": "2020"}, documents.Document("2020", id="d2020")):
+        run = Run.from_retriever(lambda text, result=result: [result], GOLD, k=1)
+        assert run.texts == {"d2020": "2020"}
+        assert temporal_precision(run, GOLD, k=1).per_query == {"q2020": 1.0, "q2016": 0.0}
