@@ -235,7 +235,8 @@ def test_rankings_shorter_than_k_are_in_the_failure_and_every_report(
 
         @pytest.mark.tempoeval("gold.yaml")
         def test_p50(tempoeval_gold):
-            run = Run({q: ["us-2020", *(f"x{i}" for i in range(9))] for q in tempoeval_gold.queries})
+            ranking = ["us-2020", *(f"x{i}" for i in range(9))]
+            run = Run({q: ranking for q in tempoeval_gold.queries})
             assert precision(run, tempoeval_gold, k=50) >= 0.5
         """
     )
