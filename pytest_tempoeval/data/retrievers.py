@@ -201,7 +201,7 @@ def _read(
             doc_id,
             _score(item.get("score"), doc_id, query_id, rank, retriever),
             text,
-            metadata_focus_time(metadata, item),
+            _focus_time(doc_id, query_id, rank, retriever, metadata, item),
         )
     if hasattr(item, "node") and hasattr(item, "score"):  # LlamaIndex NodeWithScore
         node = item.node
@@ -213,7 +213,7 @@ def _read(
             doc_id,
             _score(item.score, doc_id, query_id, rank, retriever),
             content,
-            metadata_focus_time(metadata),
+            _focus_time(doc_id, query_id, rank, retriever, metadata),
         )
     if _is_document(item):  # LangChain Document, or Haystack's (content, meta)
         metadata = getattr(item, "metadata", None) or getattr(item, "meta", None) or {}
@@ -227,9 +227,17 @@ def _read(
         )
         text = content if isinstance(content, str) else None
         score = _score(score, doc_id, query_id, rank, retriever)
-        return doc_id, score, text, metadata_focus_time(metadata)
+        return doc_id, score, text, _focus_time(doc_id, query_id, rank, retriever, metadata)
     _unreadable(item, query_id, rank, retriever, type(item).__name__, None)
     raise AssertionError  # _unreadable raises
+
+
+def _focus_time(
+    doc_id: str, query_id: str, rank: int, retriever: Retriever, *sources: Mapping[str, Any]
+) -> FocusTime | None:
+    """The focus time of a result's date fields; a field that is not a date is a RunError."""
+    where = f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: doc {doc_id!r}"
+    return metadata_focus_time(*sources, where=where, error=RunError)
 
 
 def _is_document(item: Any) -> bool:

@@ -31,7 +31,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_tempoeval.constants import DEFAULT_K
 from pytest_tempoeval.data.readers.structured import LineDict, Source, json_tree, read_text
-from pytest_tempoeval.data.values import PLAIN_ID, check_k, id_problem, string_score_problem
+from pytest_tempoeval.data.values import (
+    PLAIN_ID,
+    check_k,
+    id_problem,
+    short_repr,
+    string_score_problem,
+)
 from pytest_tempoeval.errors import RunError, RunWarning, located, warn
 
 if TYPE_CHECKING:
@@ -516,7 +522,7 @@ def _read_ranking(
                     raise _run_error(
                         source,
                         f"query {query_id!r}, rank {rank}: doc {raw_doc!r} has score "
-                        f"{_short(second)}; "
+                        f"{short_repr(second)}; "
                         "scores must be finite numbers (within float range)",
                         query_id,
                         rank,
@@ -643,8 +649,3 @@ def _finite(value: Real) -> bool:
         return math.isfinite(value)
     except OverflowError:  # an integer beyond float range
         return False
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"

@@ -57,6 +57,12 @@ def string_score_problem(value: object, doc_id: object) -> str | None:
     return f"score {value!r} of doc {doc_id!r} is not a number (it is a string)"
 
 
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut when long: an error names a value, it does not print a megabyte."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
 def check_k(k: Any, error: type[Exception] = MetricError) -> int:
     """``k`` as a positive int rank cutoff, or ``error``."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k <= 0:

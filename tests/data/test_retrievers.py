@@ -286,3 +286,25 @@ def test_string_scores_are_errors_and_numeric_texts_have_their_own_forms() -> No
         run = Run.from_retriever(lambda text, result=result: [result], GOLD, k=1)
         assert run.texts == {"d2020": "2020"}
         assert temporal_precision(run, GOLD, k=1).per_query == {"q2020": 1.0, "q2016": 0.0}
+
+
+def test_a_year_in_metadata_is_a_year_and_out_of_range_is_an_error() -> None:
+    """year: 20200 in a document's metadata was read as a Unix timestamp: 1970."""
+    documents = pytest.importorskip("langchain_core.documents")
+
+    def document(year: object) -> Any:
+        return documents.Document(page_content="x", id="d2020", metadata={"year": year})
+
+    run = Run.from_retriever(lambda text: [document(2020)], GOLD, k=1)
+    assert run.focus_times == {"d2020": {2020}}
+    for year in (0, -5, 20200):
+        with pytest.raises(RunError) as error:
+            Run.from_retriever(lambda text, year=year: [document(year)], GOLD, k=1)
+        assert str(error.value) == (
+            f"retriever '<lambda>': query 'q2020', rank 1: doc 'd2020': 'year' is {year}, not a "
+            "year (a whole number in 1..9999)"
+        )
+    with pytest.raises(RunError, match="query 'q2020', rank 1: doc 'a': 'date' is 20200, not a"):
+        Run.from_retriever(lambda text: [{"id": "a", "metadata": {"date": 20200}}], GOLD, k=1)
+    stamped = Run.from_retriever(lambda text: [{"id": "a", "timestamp": 1_600_000_000}], GOLD, k=1)
+    assert stamped.focus_times == {"a": {2020}}
