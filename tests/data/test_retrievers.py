@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -75,21 +76,32 @@ def test_inside_a_running_event_loop_use_the_async_form() -> None:
     assert asyncio.run(test())["q2016"] == ["d2020"]
 
 
-def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
+def langchain_store(documents: Callable[[Any], list[Any]]) -> Any:
+    """LangChain's in-memory vector store (offline: a fake embedding) holding
+    ``documents(the Document class)``."""
     vectorstores = pytest.importorskip("langchain_core.vectorstores")
     embeddings = pytest.importorskip("langchain_core.embeddings")
-    documents = pytest.importorskip("langchain_core.documents")
+    document = pytest.importorskip("langchain_core.documents").Document
     store = vectorstores.InMemoryVectorStore(embeddings.DeterministicFakeEmbedding(size=16))
-    store.add_documents(
-        [
-            documents.Document(page_content=text, id=doc_id, metadata={"doc_id": doc_id})
-            for doc_id, text in TEXTS.items()
-        ]
-        + [
-            documents.Document(
-                page_content="Undated.", id="dz", metadata={"date": "2020-01-05", "doc_id": "dz"}
-            )
-        ]
+    store.add_documents(documents(document))
+    return store
+
+
+def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
+    store = langchain_store(
+        lambda document: (
+            [
+                document(page_content=text, id=doc_id, metadata={"doc_id": doc_id})
+                for doc_id, text in TEXTS.items()
+            ]
+            + [
+                document(
+                    page_content="Undated.",
+                    id="dz",
+                    metadata={"date": "2020-01-05", "doc_id": "dz"},
+                )
+            ]
+        )
     )
     run = Run.from_retriever(store.as_retriever(search_kwargs={"k": 4}), GOLD, k=4)
     assert sorted(run["q2020"]) == ["d2016", "d2020", "dx", "dz"]
@@ -205,12 +217,10 @@ def test_bad_k_is_the_metric_error_everywhere() -> None:
 
 
 def test_a_langchain_retriever_returning_fewer_than_k_warns_naming_its_setting() -> None:
-    vectorstores = pytest.importorskip("langchain_core.vectorstores")
-    embeddings = pytest.importorskip("langchain_core.embeddings")
-    documents = pytest.importorskip("langchain_core.documents")
-    store = vectorstores.InMemoryVectorStore(embeddings.DeterministicFakeEmbedding(size=16))
-    store.add_documents(
-        [documents.Document(page_content=f"Report {i} of 2020.", id=f"r{i}") for i in range(12)]
+    store = langchain_store(
+        lambda document: [
+            document(page_content=f"Report {i} of 2020.", id=f"r{i}") for i in range(12)
+        ]
     )
     with pytest.warns(RunWarning) as caught:
         run = Run.from_retriever(store.as_retriever(), GOLD, k=10)  # LangChain's default: 4
