@@ -26,6 +26,7 @@ _ERRORS = (
     "BaselineError",
     "BaselineRegression",
     "GoldSetWarning",
+    "RunWarning",
 )
 # Public name -> the module that defines it.
 _EXPORTS = {

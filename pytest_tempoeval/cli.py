@@ -152,7 +152,7 @@ def _probability(text: str) -> float:
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.data.run import Run
     from pytest_tempoeval.metrics.evaluate import evaluate
-    from pytest_tempoeval.metrics.explain import left_out
+    from pytest_tempoeval.metrics.explain import score_notes
     from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
 
     measures = [str(parse_measure(text)) for text in args.measures]  # a typo fails before loading
@@ -189,9 +189,9 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
             f"{measure:<{width}}  {_value(result)}  {counted:>7}  {len(result.excluded):>8}\n"
         )
     for measure, result in results.items():
-        omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
-        if omitted:
-            out.write(f"{measure}: {omitted}\n")
+        notes = score_notes(result)
+        if notes:
+            out.write(f"{measure}: {notes}\n")
     if args.q:
         for query in gold.query_ids:
             for measure, result in results.items():

@@ -86,6 +86,13 @@ class GoldSetWarning(UserWarning):
     error with ``-W error::pytest_tempoeval.GoldSetWarning``."""
 
 
+class RunWarning(UserWarning):
+    """A run that loads but will probably score lower than its retriever deserves: a retriever
+    that returned fewer than ``k`` results for most queries (the missing ranks count as not
+    relevant, and precision divides by ``k``). Turn it into an error with
+    ``-W error::pytest_tempoeval.RunWarning``."""
+
+
 # Shown as pytest_tempoeval.RunError in tracebacks: the public name, where users import it from.
 for _error in (
     TempoEvalError,
@@ -102,6 +109,7 @@ for _error in (
     BaselineError,
     BaselineRegression,
     GoldSetWarning,
+    RunWarning,
 ):
     _error.__module__ = "pytest_tempoeval"
 del _error

@@ -19,7 +19,7 @@ from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.files import per_test_path
 from pytest_tempoeval.judge.accounting import JudgeStats
 from pytest_tempoeval.metrics.checks import Check, Recorder
-from pytest_tempoeval.metrics.explain import left_out
+from pytest_tempoeval.metrics.explain import score_notes
 
 WORKER_OUTPUT_KEY = "tempoeval"
 _BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
@@ -64,7 +64,7 @@ class CheckRow:
         result = check.result
         score = float(result)
         ignored = list(result.extra.get("ignored_run_queries") or [])
-        note = "; ".join(filter(None, [check.note, left_out(result.excluded, ignored)]))
+        note = "; ".join(filter(None, [check.note, score_notes(result)]))
         return cls(
             test=test,
             sequence=sequence,

@@ -13,6 +13,12 @@ Async retrievers run concurrently, at most ``max_concurrency`` queries at a time
 query after the other (they may not be thread-safe). What a result carries besides its id is kept:
 its text becomes the document's text (llm mode reads it, focus-time mode reads its years), and a
 date in its metadata its focus time.
+
+A (doc id, string) pair is (doc id, text), unless the string reads as a number ("1.0"): that is a
+score written as a string, and a RunError (read as a text, the judge would read "1.0" as the
+document). A text that is only a number comes as a dict ``{"id": ..., "text": "2020"}`` or a
+framework document. A retriever that returns fewer than ``k`` results for most queries gets a
+:class:`~pytest_tempoeval.RunWarning` naming the setting to change.
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ from typing import Any
 
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.metadata import metadata_focus_time
-from pytest_tempoeval.data.values import id_problem
-from pytest_tempoeval.errors import RunError
+from pytest_tempoeval.data.values import id_problem, string_score_problem
+from pytest_tempoeval.errors import RunError, RunWarning
 
 
 @dataclass
@@ -47,6 +53,30 @@ class Retriever:
         self.name = _name(retriever)
         self.call, self.is_async = _calling(retriever, k)
 
+    def depth_hint(self) -> str:
+        """How to make this retriever return ``k`` results: the setting of its framework."""
+        retriever, k = self.retriever, self.k
+        search_kwargs = getattr(retriever, "search_kwargs", None)
+        if isinstance(search_kwargs, Mapping):  # a LangChain VectorStoreRetriever
+            asked = search_kwargs.get("k", "LangChain's default of 4")
+            return f'it asks for {asked}: use as_retriever(search_kwargs={{"k": {k}}})'
+        if _method(retriever, "ainvoke", "invoke"):
+            return (
+                f'set its k (LangChain vector stores: as_retriever(search_kwargs={{"k": {k}}}); '
+                f"BM25Retriever: k={k})"
+            )
+        if _method(retriever, "aretrieve", "retrieve"):
+            asked = getattr(retriever, "similarity_top_k", "LlamaIndex's default of 2")
+            return f"it asks for {asked}: use as_retriever(similarity_top_k={k})"
+        run = getattr(retriever, "run", None)
+        if callable(run) and not callable(retriever):
+            if _accepts(run, "top_k"):
+                return f"its run() was asked for top_k={k}: its store may hold fewer documents"
+            return f"set its top_k to {k} (its run() takes no top_k)"
+        if _accepts(retriever, "k"):
+            return f"it was called with k={k}: its index may hold fewer documents"
+        return f"let it take a k= argument (k={k} is passed to it) or return {k} results"
+
     async def results(self, query_text: str) -> Any:
         results = self.call(query_text)
         if inspect.isawaitable(results):
@@ -56,6 +86,27 @@ class Retriever:
         if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
             results = list(results)  # a generator runs retriever code too
         return results
+
+
+def short_results_warning(
+    retriever: Retriever, retrieval: Retrieval, query_ids: list[str]
+) -> RunWarning | None:
+    """A warning when the retriever returned fewer than ``k`` results for most queries: the metrics
+    count the missing ranks as not relevant (P@k divides by k), which a wrong setting, such as
+    LangChain's default of 4 documents, makes look like a bad retriever."""
+    import statistics
+
+    k = retriever.k
+    short = [n for n in (len(retrieval.rankings[q]) for q in query_ids) if n < k]
+    if 2 * len(short) <= len(query_ids):
+        return None
+    typical = statistics.median_low(short)
+    return RunWarning(
+        f"retriever {retriever.name!r} returned fewer than k={k} results for {len(short)} of "
+        f"{len(query_ids)} queries (typically {typical}): the missing ranks count as not "
+        f"relevant, so P@{k} of such a query is at most {typical}/{k}; "
+        f"{retriever.depth_hint()}; or pass a smaller k"
+    )
 
 
 async def retrieve_all(
@@ -91,10 +142,13 @@ async def retrieve_all(
 def read_results(results: Any, query_id: str, retriever: Retriever, into: Retrieval) -> None:
     """One query's results as (doc id, score) pairs, with texts and focus times kept aside."""
     if isinstance(results, Mapping):  # {doc id: score}
-        into.rankings[query_id] = [
-            (_doc_id(doc, query_id, rank, retriever), score)
-            for rank, (doc, score) in enumerate(results.items(), start=1)
-        ]
+        ranking = []
+        for rank, (doc, score) in enumerate(results.items(), start=1):
+            doc_id = _doc_id(doc, query_id, rank, retriever)
+            if score is None:
+                _not_a_score(score, doc_id, query_id, rank, retriever)
+            ranking.append((doc_id, _score(score, doc_id, query_id, rank, retriever)))
+        into.rankings[query_id] = ranking
         return
     if not isinstance(results, list):
         raise RunError(
@@ -127,36 +181,27 @@ def _read(
     if isinstance(item, (str, int)) and not isinstance(item, bool):
         return _doc_id(item, query_id, rank, retriever), None, None, None
     if isinstance(item, (tuple, list)) and len(item) == 2:
-        doc, second = item
-        if isinstance(second, str):
-            return (
-                _doc_id(doc, query_id, rank, retriever),
-                None,
-                second,
-                FocusTime.from_text(second) or None,
-            )
-        return (
-            _doc_id(doc, query_id, rank, retriever),
-            _score(second, query_id, rank, retriever),
-            None,
-            None,
-        )
+        doc_id, second = _doc_id(item[0], query_id, rank, retriever), item[1]
+        if isinstance(second, str) and string_score_problem(second, doc_id) is None:
+            return doc_id, None, second, FocusTime.from_text(second) or None
+        return doc_id, _score(second, doc_id, query_id, rank, retriever, pair=True), None, None
     if isinstance(item, Mapping):
         key = retriever.id_key or "id"
         if key not in item:
             _unreadable(item, query_id, rank, retriever, f"a dict without an {key!r}", list(item))
+        doc_id = _doc_id(item[key], query_id, rank, retriever)
         text = item.get("text")
         if text is not None and not isinstance(text, str):
             raise RunError(
                 f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: 'text' of doc "
-                f"{item[key]!r} must be a string, got {type(text).__name__}"
+                f"{doc_id!r} must be a string, got {type(text).__name__}"
             )
         metadata = item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}
         return (
-            _doc_id(item[key], query_id, rank, retriever),
-            _score(item.get("score"), query_id, rank, retriever),
+            doc_id,
+            _score(item.get("score"), doc_id, query_id, rank, retriever),
             text,
-            metadata_focus_time(metadata, item),
+            _focus_time(doc_id, query_id, rank, retriever, metadata, item),
         )
     if hasattr(item, "node") and hasattr(item, "score"):  # LlamaIndex NodeWithScore
         node = item.node
@@ -166,9 +211,9 @@ def _read(
         content = node.get_content() if callable(getattr(node, "get_content", None)) else None
         return (
             doc_id,
-            _score(item.score, query_id, rank, retriever),
+            _score(item.score, doc_id, query_id, rank, retriever),
             content,
-            metadata_focus_time(metadata),
+            _focus_time(doc_id, query_id, rank, retriever, metadata),
         )
     if _is_document(item):  # LangChain Document, or Haystack's (content, meta)
         metadata = getattr(item, "metadata", None) or getattr(item, "meta", None) or {}
@@ -181,9 +226,18 @@ def _read(
             getattr(item, "id", None), metadata, item, query_id, rank, retriever, ".id"
         )
         text = content if isinstance(content, str) else None
-        return doc_id, _score(score, query_id, rank, retriever), text, metadata_focus_time(metadata)
+        score = _score(score, doc_id, query_id, rank, retriever)
+        return doc_id, score, text, _focus_time(doc_id, query_id, rank, retriever, metadata)
     _unreadable(item, query_id, rank, retriever, type(item).__name__, None)
     raise AssertionError  # _unreadable raises
+
+
+def _focus_time(
+    doc_id: str, query_id: str, rank: int, retriever: Retriever, *sources: Mapping[str, Any]
+) -> FocusTime | None:
+    """The focus time of a result's date fields; a field that is not a date is a RunError."""
+    where = f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: doc {doc_id!r}"
+    return metadata_focus_time(*sources, where=where, error=RunError)
 
 
 def _is_document(item: Any) -> bool:
@@ -245,15 +299,40 @@ def _doc_id(value: Any, query_id: str, rank: int, retriever: Retriever) -> str:
     return str(value)
 
 
-def _score(value: Any, query_id: str, rank: int, retriever: Retriever) -> float | None:
+def _score(
+    value: Any, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
+) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise RunError(
-            f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: score {value!r} is "
-            "not a number"
-        )
+        _not_a_score(value, doc_id, query_id, rank, retriever, pair)
     return float(value)
+
+
+def _not_a_score(
+    value: Any, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
+) -> None:
+    """A RunError for a score that is not a number; for a (doc id, "1.0") pair, how to give a
+    text that is only a number instead."""
+    where = f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}"
+    problem = string_score_problem(value, doc_id)
+    if problem is None:
+        raise RunError(
+            f"{where}: score {value!r} of doc {doc_id!r} is not a number; give scores as int or "
+            "float"
+        )
+    hint = f"{where}: {problem}; return it as a number ({float(value)!r})"
+    if pair:
+        hint += (
+            f"; if {value!r} is the document's text, return {{'id': {doc_id!r}, 'text': "
+            f"{value!r}}} or a framework document: a (doc id, string) pair whose string reads as "
+            "a number is taken for a score"
+        )
+    raise RunError(hint)
+
+
+def _method(retriever: Any, *names: str) -> bool:
+    return any(callable(getattr(retriever, name, None)) for name in names)
 
 
 def _calling(retriever: Any, k: int) -> tuple[Callable[[str], Any], bool]:

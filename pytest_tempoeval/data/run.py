@@ -6,7 +6,11 @@ table):
 - ``Run({"q1": ["d3", "d1"]})``: ids in rank order;
 - ``Run({"q1": [("d3", 12.5), ("d1", 9.0)]})``: scored ids, ranked as trec_eval ranks them;
 - ``Run({"q1": [("d3", "text of d3"), ...]})``: ids with their text, in rank order (the text gives
-  the document a focus time, and the LLM judge something to read);
+  the document a focus time, and the LLM judge something to read). A string that reads as a number
+  (``("d3", "12.5")``) is a score written as a string, and an error: read as a text, the judge
+  would see "12.5" as the document. A text that is only a number goes in ``texts=``;
+- ``Run({"q1": [("d3", 12.5), ...]}, texts={"d3": "text of d3"})``: texts beside the rankings,
+  scored or not;
 - ``Run.load(path)``: a TREC run file (``qid Q0 docid rank score tag``) or JSON;
 - ``Run.from_retriever(retriever, gold, k=10)``: asks a function, or a LangChain, LlamaIndex or
   Haystack retriever, every gold query's text (:mod:`pytest_tempoeval.data.retrievers`).
@@ -27,8 +31,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_tempoeval.constants import DEFAULT_K
 from pytest_tempoeval.data.readers.structured import LineDict, Source, json_tree, read_text
-from pytest_tempoeval.data.values import PLAIN_ID, check_k, id_problem
-from pytest_tempoeval.errors import RunError, located
+from pytest_tempoeval.data.values import (
+    PLAIN_ID,
+    check_k,
+    id_problem,
+    short_repr,
+    string_score_problem,
+)
+from pytest_tempoeval.errors import RunError, RunWarning, located, warn
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,11 +54,23 @@ TREC_RUN_FORMAT = "qid Q0 docid rank score tag"  # (the TREC reader is imported 
 class Run(Mapping[str, list[str]]):
     """Ranked doc ids per query: a read-only mapping ``query id -> [doc ids in rank order]``."""
 
-    def __init__(self, rankings: Mapping[Any, Any] | Run, *, source: str = "<run>") -> None:
+    def __init__(
+        self,
+        rankings: Mapping[Any, Any] | Run,
+        *,
+        source: str = "<run>",
+        texts: Mapping[str, str] | None = None,
+    ) -> None:
+        """``texts`` (doc id -> text) gives documents their texts beside the rankings: for a
+        scored run, or a text that is only a number (a pair's string that reads as a number is
+        taken for a score written as a string, and refused)."""
         if isinstance(rankings, Run):
+            if texts is not None:
+                raise RunError("texts= goes with rankings given as a mapping, not with a Run")
             self.__dict__.update(rankings.__dict__)
             return
-        table, texts, scored = _table_from_python(rankings, source)
+        given = _checked_texts(texts, source)
+        table, texts, scored = _table_from_python(rankings, source, texts=given)
         self._init_table(table, texts, source, scored)
 
     def _init_table(
@@ -160,17 +182,22 @@ class Run(Mapping[str, list[str]]):
         trec_eval's order (score descending, ties by doc id descending); unscored ones keep the
         retriever's order (mixing the two is an error). Texts become the documents' texts and
         metadata dates their focus times. Inside a running event loop, use :meth:`afrom_retriever`.
+
+        A retriever that returns fewer than ``k`` results for most queries (LangChain's vector
+        stores return 4 unless told otherwise) gets a :class:`~pytest_tempoeval.RunWarning` naming
+        its setting: the missing ranks count as not relevant.
         """
         import asyncio
 
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(
-                cls.afrom_retriever(
-                    retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key
-                )
+            run, warning = asyncio.run(
+                cls._retrieved(retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key)
             )
+            if warning is not None:
+                warn(warning)  # here, not in the event loop: it points at the caller's line
+            return run
         raise RunError(
             "Run.from_retriever() was called inside a running event loop; use "
             "await Run.afrom_retriever(...)"
@@ -187,7 +214,29 @@ class Run(Mapping[str, list[str]]):
         id_key: str | None = None,
     ) -> Run:
         """:meth:`from_retriever` for async code."""
-        from pytest_tempoeval.data.retrievers import Retriever, retrieve_all
+        run, warning = await cls._retrieved(
+            retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key
+        )
+        if warning is not None:
+            warn(warning)
+        return run
+
+    @classmethod
+    async def _retrieved(
+        cls,
+        retriever: Any,
+        gold: GoldSet,
+        k: int | None,
+        *,
+        max_concurrency: int,
+        id_key: str | None,
+    ) -> tuple[Run, RunWarning | None]:
+        """The run a retriever gives, and the warning its caller should see, if any."""
+        from pytest_tempoeval.data.retrievers import (
+            Retriever,
+            retrieve_all,
+            short_results_warning,
+        )
 
         k = check_k(k if k is not None else gold.k or DEFAULT_K)
         if (
@@ -220,7 +269,7 @@ class Run(Mapping[str, list[str]]):
         kept = set(texts) | set(retrieval.focus_times)
         focus_times = {doc: ft for doc, ft in retrieval.focus_times.items() if doc in kept}
         run._init_table(table, texts, source, scored, focus_times=focus_times)
-        return run
+        return run, short_results_warning(adapter, retrieval, [query_id for query_id, _ in queries])
 
     # -- mapping interface ------------------------------------------------------------------------
 
@@ -334,6 +383,23 @@ def _remember_text(
         )
 
 
+def _checked_texts(texts: Mapping[str, str] | None, source: str) -> dict[str, str]:
+    """``Run(..., texts=...)`` as a fresh dict of doc id -> text, or a RunError naming the entry."""
+    if texts is None:
+        return {}
+    if not isinstance(texts, Mapping):
+        raise _run_error(source, f"texts must map doc id -> text, got {type(texts).__name__}")
+    for doc_id, text in texts.items():
+        problem = id_problem(doc_id)
+        if problem:
+            raise _run_error(source, f"texts: doc id {problem}")
+        if not isinstance(text, str):
+            raise _run_error(
+                source, f"texts: the text of doc {doc_id!r} must be a string, got {text!r:.60}"
+            )
+    return {str(doc_id): text for doc_id, text in texts.items()}
+
+
 def _run_error(
     source: str, detail: str, query_id: str | None = None, rank: int | None = None
 ) -> RunError:
@@ -439,6 +505,16 @@ def _read_ranking(
         if isinstance(item, (tuple, list)) and len(item) == 2:
             raw_doc, second = item
             if isinstance(second, str):
+                problem = string_score_problem(second, raw_doc)
+                if problem is not None:
+                    raise _run_error(
+                        source,
+                        f"query {query_id!r}, rank {rank}: {problem}; give it as a number, "
+                        f"({raw_doc!r}, {float(second)!r}); a document text that is only a "
+                        f"number goes in Run(..., texts={{{raw_doc!r}: {second!r}}})",
+                        query_id,
+                        rank,
+                    )
                 kinds.add("text")
             elif isinstance(second, Real) and not isinstance(second, bool):
                 kinds.add("score")
@@ -446,7 +522,7 @@ def _read_ranking(
                     raise _run_error(
                         source,
                         f"query {query_id!r}, rank {rank}: doc {raw_doc!r} has score "
-                        f"{_short(second)}; "
+                        f"{short_repr(second)}; "
                         "scores must be finite numbers (within float range)",
                         query_id,
                         rank,
@@ -573,8 +649,3 @@ def _finite(value: Real) -> bool:
         return math.isfinite(value)
     except OverflowError:  # an integer beyond float range
         return False
-
-
-def _short(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"

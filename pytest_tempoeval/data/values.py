@@ -40,6 +40,29 @@ def id_problem(value: object) -> str | None:
     return None
 
 
+def string_score_problem(value: object, doc_id: object) -> str | None:
+    """Why a result's second item ``value`` cannot be read, when it is a number written as a
+    string ("1.0", "0.9", "2020"); None otherwise.
+
+    A (doc id, string) pair is (doc id, text); but a string that reads as a number is a score
+    someone forgot to convert far more often than a document's text, and read as a text it would
+    silently lower every score (the judge would read "1.0" as the document).
+    """
+    if not isinstance(value, str):
+        return None
+    try:
+        float(value)
+    except ValueError:
+        return None
+    return f"score {value!r} of doc {doc_id!r} is not a number (it is a string)"
+
+
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut when long: an error names a value, it does not print a megabyte."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+
+
 def check_k(k: Any, error: type[Exception] = MetricError) -> int:
     """``k`` as a positive int rank cutoff, or ``error``."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k <= 0:

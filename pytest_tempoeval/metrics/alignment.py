@@ -8,9 +8,11 @@ on the run (:meth:`Run.memo <pytest_tempoeval.data.run.Run.memo>`).
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 
+from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.data.columns import (
     encode_ids,
     hash_words,
@@ -101,6 +103,33 @@ def ranked_lengths(run: Run, gold: GoldSet) -> np.ndarray:
     """[gold queries] length of each ranking (0 for a query the run lacks)."""
     run_of = run_of_gold(run, gold)
     return np.where(run_of >= 0, run.table.lengths[np.maximum(run_of, 0)], 0)
+
+
+def short_rankings(run: Run, gold: GoldSet, k: int) -> dict[str, Any] | None:
+    """The gold queries whose ranking in the run is shorter than ``k`` (a query the run lacks is
+    counted as missing, not here), for the reports: how many, the shortest and longest such
+    ranking, and the first few (query id, length). None when every ranking reaches ``k``.
+
+    P@k divides by k, as trec_eval does, so a retriever asked for fewer than k documents scores
+    lower than it would with k: the score stays, and this makes it visible."""
+
+    def find() -> dict[str, Any] | None:
+        lengths = ranked_lengths(run, gold)
+        short = np.flatnonzero((run_of_gold(run, gold) >= 0) & (lengths < k))
+        if not short.size:
+            return None
+        depths = lengths[short]
+        return {
+            "k": k,
+            "queries": int(short.size),
+            "shortest": int(depths.min()),
+            "longest": int(depths.max()),
+            "examples": [
+                [gold.query_ids[i], int(lengths[i])] for i in short[:WORST_EXPLAINED].tolist()
+            ],
+        }
+
+    return run.memo(("short_rankings", gold, k), find)
 
 
 def ranked_rows(

@@ -79,6 +79,9 @@ def summary_line(result: Explained) -> str:
         text += (
             f", {_count(len(ignored), 'run query', 'run queries')} not in the gold set (ignored)"
         )
+    short = short_note(result.extra)
+    if short:
+        text += f", {short}"
     dropped = result.extra.get("identical_ids_dropped")
     if dropped:
         text += (
@@ -93,6 +96,25 @@ def summary_line(result: Explained) -> str:
 
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
+
+
+def short_note(extra: Mapping[str, Any]) -> str:
+    """``ranking shorter than k=50 for 40 queries (depth 10)``, or empty: a retriever asked for
+    fewer than k documents scores lower (P@k divides by k), and that must not look like a worse
+    retriever silently."""
+    short = extra.get("short_rankings")
+    if not short:
+        return ""
+    shortest, longest = short["shortest"], short["longest"]
+    depth = f"depth {shortest}" if shortest == longest else f"depth {shortest}-{longest}"
+    queries = _count(short["queries"], "query", "queries")
+    return f"ranking shorter than k={short['k']} for {queries} ({depth})"
+
+
+def score_notes(result: Explained) -> str:
+    """What every report notes beside a score: what it left out, and rankings shorter than k."""
+    omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
+    return "; ".join(filter(None, [omitted, short_note(result.extra)]))
 
 
 def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
@@ -112,6 +134,18 @@ def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
         lines.append(
             "  dropped: retrieved documents whose id is their query's (BEIR's evaluator does the "
             "same; GoldSet.from_beir(..., ignore_identical_ids=False) keeps them)"
+        )
+    short = result.extra.get("short_rankings")
+    if short:
+        shown = ", ".join(f"{query} ({length})" for query, length in short["examples"])
+        more = (
+            f", ... ({short['queries']} in all)"
+            if short["queries"] > len(short["examples"])
+            else ""
+        )
+        lines.append(
+            f"  shorter than k={short['k']} (the missing ranks count as not relevant; retrieve "
+            f"k documents or lower k): {shown}{more}"
         )
     judged = result.extra.get("identical_ids_judged_relevant")
     if judged:
@@ -174,6 +208,9 @@ def explain_comparison(result: Explained, op: str, threshold: float, verbose: in
         f"{threshold:g}; {counted} quer{'y' if counted == 1 else 'ies'} counted, "
         f"{omitted if result.excluded else '0 excluded' + ('; ' + omitted if omitted else '')}"
     )
+    short = short_note(result.extra)
+    if short:
+        head += f"; {short}"
     if result.exclusion_failure():
         head += "; fails because nothing may be left out (fail_on_excluded)"
     worst = result.worst(WORST_NAMED)

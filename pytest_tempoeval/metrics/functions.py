@@ -25,6 +25,7 @@ from pytest_tempoeval.metrics.alignment import (
     check_no_ignored_queries,
     ignored_run_queries,
     scored_run,
+    short_rankings,
 )
 from pytest_tempoeval.metrics.explain import QueryExplanation
 from pytest_tempoeval.metrics.llm_judgments import Judge
@@ -396,11 +397,12 @@ def _inputs(
     if k == ALL_RANKS:
         depth = max(1, int(scored.table.lengths.max(initial=0)))
         return _Scoring(scored, gold, None, depth, notes, fail_on_excluded)
-    if cutoff:
+    if cutoff or k is not None:
         k = check_k(k if k is not None else gold.k or DEFAULT_K)
-        return _Scoring(scored, gold, k, k, notes, fail_on_excluded)
-    if k is not None:
-        k = check_k(k)
+        # The rankings as retrieved (before BEIR's identical-id rule): what the retriever was asked.
+        short = short_rankings(run, gold, k)
+        if short is not None:
+            notes["short_rankings"] = short
         return _Scoring(scored, gold, k, k, notes, fail_on_excluded)
     depth = max(1, int(scored.table.lengths.max(initial=0)))
     return _Scoring(scored, gold, None, depth, notes, fail_on_excluded)

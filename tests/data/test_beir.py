@@ -138,6 +138,24 @@ def test_bad_folders_are_gold_set_errors_naming_file_and_line(
     assert message in str(error.value)
 
 
+def test_a_year_field_out_of_range_names_file_line_and_id(tmp_path: Path) -> None:
+    """year: 0 was read as a Unix timestamp (1970), silently."""
+    corpus = [*CORPUS[:2], {"_id": "d3", "text": "x", "metadata": {"year": 0}}]
+    gold = GoldSet.from_beir(make_beir(tmp_path / "b", corpus))
+    with pytest.raises(GoldSetError) as error:
+        gold.documents["d3"]
+    assert str(error.value).startswith(
+        f"{tmp_path / 'b' / 'corpus.jsonl'}:3: document 'd3': 'year' is 0, not a year (a whole "
+        "number in 1..9999)"
+    )
+    folder = make_beir(tmp_path / "q")
+    (folder / "queries.jsonl").write_text(
+        '{"_id": "q1", "text": "t"}\n{"_id": "q2", "text": "t", "year": -5}\n'
+    )
+    with pytest.raises(GoldSetError, match=r"queries\.jsonl:2: query 'q2': 'year' is -5, not a"):
+        GoldSet.from_beir(folder)
+
+
 def test_a_damaged_line_whose_id_reads_fails_when_its_document_is_needed(tmp_path: Path) -> None:
     folder = corrupt(
         make_beir(tmp_path / "b"),

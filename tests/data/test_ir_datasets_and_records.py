@@ -164,23 +164,108 @@ def test_real_pandas_dataframes_directly_and_as_records() -> None:
 
 
 @pytest.mark.parametrize(
-    ("value", "years"),
+    ("key", "value", "years"),
     [
-        (2020, {2020}),
-        (2020.0, {2020}),
-        (float("nan"), None),
-        (1_600_000_000, {2020}),  # a Unix timestamp
-        (1_600_000_000.5, {2020}),
-        ("2019-2021", {2019, 2020, 2021}),
-        ([2019, "2021"], {2019, 2021}),
-        (True, None),
+        ("date", 2020, {2020}),
+        ("year", 2020.0, {2020}),
+        ("year", float("nan"), None),
+        ("year", "2020", {2020}),
+        ("year", "2020.0", {2020}),
+        ("year", "2019-2021", {2019, 2020, 2021}),
+        ("year", "", None),
+        ("timestamp", 1_600_000_000, {2020}),  # a Unix timestamp, under a timestamp key only
+        ("created_at", 1_600_000_000.5, {2020}),
+        ("published_at", "1600000000", {2020}),
+        ("timestamp", -5, {1969}),
+        ("created_at", "2020-05-17T10:00:00Z", {2020}),
+        ("date", "2019-2021", {2019, 2020, 2021}),
+        ("date", "2020-05-17", {2020}),
+        ("date", [2019, "2021"], {2019, 2021}),
+        ("published", True, None),  # a CMS's published flag is not a date
     ],
 )
-def test_date_fields(value: object, years: set[int] | None) -> None:
+def test_date_fields(key: str, value: object, years: set[int] | None) -> None:
     from pytest_tempoeval.data.metadata import date_focus_time
 
-    found = date_focus_time(value)
+    found = date_focus_time(value, key)
     assert (found.years if found else None) == years
+
+
+YEAR = "not a year (a whole number in 1..9999)"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "fragments"),
+    [
+        # These were read as Unix timestamps: year 0 became 1970, -5 1969, 20200 1970.
+        ("year", 0, [f"'year' is 0, {YEAR}"]),
+        ("year", -5, [f"'year' is -5, {YEAR}"]),
+        ("year", 20200, [f"'year' is 20200, {YEAR}"]),
+        ("year", 2020.5, [f"'year' is 2020.5, {YEAR}"]),
+        ("year", "20200", [f"'year' is '20200', {YEAR}"]),
+        ("year", True, [f"'year' is True, {YEAR}"]),
+        ("year", "soon", ["'year': cannot read 'soon' as a focus time"]),
+        ("focus_time", 0, [f"'focus_time' is 0, {YEAR}"]),
+        ("year", [2020, 0], [f"'year' is 0, {YEAR}"]),
+        (
+            "date",
+            1_600_000_000,
+            [f"'date' is 1600000000, {YEAR}", "put a Unix timestamp under 'timestamp'"],
+        ),
+        (
+            "timestamp",
+            1_600_000_000_000,
+            [
+                (
+                    "'timestamp' is 1600000000000, not a Unix timestamp (seconds since 1970) of "
+                    "a year in 1..9999"
+                ),
+                "milliseconds must be divided by 1000",
+            ],
+        ),
+        ("year", 10**400, ["'year' is 10000000000000000000...(401 characters)"]),
+    ],
+)
+def test_date_fields_that_are_not_dates_are_errors(
+    key: str, value: object, fragments: list[str]
+) -> None:
+    from pytest_tempoeval.data.metadata import date_focus_time
+    from pytest_tempoeval.errors import FocusTimeError
+
+    with pytest.raises(FocusTimeError) as error:
+        date_focus_time(value, key)
+    for fragment in fragments:
+        assert fragment in str(error.value), (fragment, str(error.value))
+
+
+def test_bad_year_fields_in_records_name_the_record_and_id() -> None:
+    import pandas as pd
+
+    documents = pd.DataFrame({"doc_id": ["d1", "d2"], "text": ["a", "b"], "year": [2020, 0]})
+    with pytest.raises(GoldSetError) as error:
+        GoldSet.from_records(qrels=[("q1", "d1", 1)], documents=documents)
+    assert str(error.value).startswith(
+        f"<records>: documents record 2: doc 'd2': 'year' is 0, {YEAR}"
+    )
+    queries = [{"id": "q1", "text": "t", "metadata": {"year": -5}}]
+    with pytest.raises(
+        GoldSetError, match="^<records>: queries record 1: query 'q1': 'year' is -5"
+    ):
+        GoldSet.from_records(queries=queries, qrels=[("q1", "d1", 1)])
+    # A timestamp key holds a timestamp.
+    timed = [{"doc_id": "d1", "timestamp": 1_600_000_000}, {"doc_id": "d2", "year": 2016}]
+    gold = GoldSet.from_records(qrels=[("q1", "d1", 1)], documents=timed)
+    assert gold.documents["d1"].focus_time == {2020} and gold.documents["d2"].focus_time == {2016}
+
+
+def test_bad_year_fields_in_ir_datasets_name_the_document() -> None:
+    class BadYear(StandIn):
+        def docs_iter(self) -> Any:
+            yield Doc("a", "Report", "The vote.", "20200")
+
+    with pytest.raises(GoldSetError) as error:
+        GoldSet.from_ir_datasets(BadYear())
+    assert str(error.value).startswith(f"BadYear: doc 'a': 'date' is '20200', {YEAR}")
 
 
 def test_records_as_tuples() -> None:

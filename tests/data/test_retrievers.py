@@ -5,11 +5,21 @@ components; and the errors a result that cannot be read gets."""
 from __future__ import annotations
 
 import asyncio
+import warnings
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from pytest_tempoeval import GoldSet, MetricError, Run, RunError, temporal_ndcg, temporal_precision
+from pytest_tempoeval import (
+    GoldSet,
+    MetricError,
+    Run,
+    RunError,
+    RunWarning,
+    temporal_ndcg,
+    temporal_precision,
+)
 
 GOLD = GoldSet.from_dict(
     {
@@ -36,9 +46,9 @@ def test_async_retrievers_run_concurrently_up_to_max_concurrency() -> None:
     gold = GoldSet.from_dict(
         {"queries": [{"id": f"q{i}", "text": f"Query {i}"} for i in range(20)]}
     )
-    assert len(Run.from_retriever(retrieve, gold, max_concurrency=4)) == 20
+    assert len(Run.from_retriever(retrieve, gold, k=1, max_concurrency=4)) == 20
     assert most == 4
-    Run.from_retriever(retrieve, gold, max_concurrency=1)
+    Run.from_retriever(retrieve, gold, k=1, max_concurrency=1)
     assert most == 4 and in_flight == 0
 
 
@@ -66,21 +76,32 @@ def test_inside_a_running_event_loop_use_the_async_form() -> None:
     assert asyncio.run(test())["q2016"] == ["d2020"]
 
 
-def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
+def langchain_store(documents: Callable[[Any], list[Any]]) -> Any:
+    """LangChain's in-memory vector store (offline: a fake embedding) holding
+    ``documents(the Document class)``."""
     vectorstores = pytest.importorskip("langchain_core.vectorstores")
     embeddings = pytest.importorskip("langchain_core.embeddings")
-    documents = pytest.importorskip("langchain_core.documents")
+    document = pytest.importorskip("langchain_core.documents").Document
     store = vectorstores.InMemoryVectorStore(embeddings.DeterministicFakeEmbedding(size=16))
-    store.add_documents(
-        [
-            documents.Document(page_content=text, id=doc_id, metadata={"doc_id": doc_id})
-            for doc_id, text in TEXTS.items()
-        ]
-        + [
-            documents.Document(
-                page_content="Undated.", id="dz", metadata={"date": "2020-01-05", "doc_id": "dz"}
-            )
-        ]
+    store.add_documents(documents(document))
+    return store
+
+
+def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
+    store = langchain_store(
+        lambda document: (
+            [
+                document(page_content=text, id=doc_id, metadata={"doc_id": doc_id})
+                for doc_id, text in TEXTS.items()
+            ]
+            + [
+                document(
+                    page_content="Undated.",
+                    id="dz",
+                    metadata={"date": "2020-01-05", "doc_id": "dz"},
+                )
+            ]
+        )
     )
     run = Run.from_retriever(store.as_retriever(search_kwargs={"k": 4}), GOLD, k=4)
     assert sorted(run["q2020"]) == ["d2016", "d2020", "dx", "dz"]
@@ -89,7 +110,7 @@ def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
     result = temporal_precision(run, GOLD, k=4)
     assert result.per_query == {"q2020": 0.5, "q2016": 0.25}  # d2020 and dz (dated); d2016
     by_metadata = Run.from_retriever(
-        store.as_retriever(search_kwargs={"k": 3}), GOLD, id_key="doc_id"
+        store.as_retriever(search_kwargs={"k": 3}), GOLD, k=3, id_key="doc_id"
     )
     assert len(by_metadata["q2016"]) == 3 and set(by_metadata["q2016"]) <= {*TEXTS, "dz"}
 
@@ -103,7 +124,7 @@ def test_langchain_scored_pairs() -> None:
             for d, s in (("dx", 0.2), ("d2020", 0.8))
         ]
 
-    assert Run.from_retriever(similarity_search_with_score, GOLD)["q2020"] == ["d2020", "dx"]
+    assert Run.from_retriever(similarity_search_with_score, GOLD, k=2)["q2020"] == ["d2020", "dx"]
 
 
 def test_llamaindex_retriever_nodes_with_scores() -> None:
@@ -115,7 +136,7 @@ def test_llamaindex_retriever_nodes_with_scores() -> None:
         for doc_id, text in TEXTS.items()
     ]
     index = core.VectorStoreIndex(nodes=nodes, embed_model=mock.MockEmbedding(embed_dim=8))
-    run = Run.from_retriever(index.as_retriever(similarity_top_k=2), GOLD)
+    run = Run.from_retriever(index.as_retriever(similarity_top_k=2), GOLD, k=2)
     assert len(run["q2020"]) == 2 and run.scores("q2020") is not None  # NodeWithScore scores
     assert set(run.texts) <= set(TEXTS) and all(ft == {2016} for ft in run.focus_times.values())
     # The nodes' dates (2016) override their texts: query q2016 overlaps every retrieved document.
@@ -193,3 +214,107 @@ def test_bad_max_concurrency(value: Any) -> None:
 def test_bad_k_is_the_metric_error_everywhere() -> None:
     with pytest.raises(MetricError, match="k must be a positive integer"):
         Run.from_retriever(lambda text: [], GOLD, k=0)
+
+
+def test_a_langchain_retriever_returning_fewer_than_k_warns_naming_its_setting() -> None:
+    store = langchain_store(
+        lambda document: [
+            document(page_content=f"Report {i} of 2020.", id=f"r{i}") for i in range(12)
+        ]
+    )
+    with pytest.warns(RunWarning) as caught:
+        run = Run.from_retriever(store.as_retriever(), GOLD, k=10)  # LangChain's default: 4
+    [warning] = caught
+    message = str(warning.message)
+    assert "returned fewer than k=10 results for 2 of 2 queries (typically 4)" in message
+    assert "P@10 of such a query is at most 4/10" in message
+    assert 'it asks for LangChain\'s default of 4: use as_retriever(search_kwargs={"k": 10})' in (
+        message
+    )
+    assert warning.filename == __file__  # the caller's line, not the event loop's
+    # The score is not changed: 4 documents of 2020 in 10 ranks.
+    assert temporal_precision(run, GOLD, k=10).per_query == {"q2020": 0.4, "q2016": 0.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunWarning)  # what -W error does
+        with pytest.raises(RunWarning, match="fewer than k=10"):
+            Run.from_retriever(store.as_retriever(search_kwargs={"k": 4}), GOLD, k=10)
+        full = Run.from_retriever(store.as_retriever(search_kwargs={"k": 10}), GOLD, k=10)
+    assert len(full["q2020"]) == 10
+
+
+@pytest.mark.parametrize(
+    ("retriever", "hint"),
+    [
+        (lambda text: ["d2020", "d2016"], "let it take a k= argument (k=10 is passed to it)"),
+        (lambda text, k: ["d2020"], "it was called with k=10: its index may hold fewer"),
+        (HaystackRetriever(), "its run() was asked for top_k=10: its store may hold fewer"),
+    ],
+)
+def test_short_results_warn_with_the_setting_of_each_kind(retriever: Any, hint: str) -> None:
+    with pytest.warns(RunWarning, match="fewer than k=10 results for 2 of 2 queries") as caught:
+        Run.from_retriever(retriever, GOLD)
+
+    async def in_a_coroutine() -> None:
+        with pytest.warns(RunWarning) as again:
+            await Run.afrom_retriever(retriever, GOLD)
+        assert again[0].filename == __file__
+
+    asyncio.run(in_a_coroutine())
+    assert hint in str(caught[0].message)
+
+
+def test_a_few_short_rankings_do_not_warn() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RunWarning)
+        run = Run.from_retriever(
+            lambda text: ["d2020", "d2016"] if "2020" in text else [], GOLD, k=2
+        )
+    assert run["q2016"] == []
+    # ... but the metrics still say so.
+    assert (
+        "ranking shorter than k=2 for 1 query (depth 0)"
+        in temporal_precision(run, GOLD, k=2).summary()
+    )
+
+
+def test_string_scores_are_errors_and_numeric_texts_have_their_own_forms() -> None:
+    """A (doc id, "1.0") pair used to become the text "1.0", which the judge then read as the
+    document: a score written as a string is an error; a text that is only a number is given as a
+    dict item or a framework document."""
+    documents = pytest.importorskip("langchain_core.documents")
+    with pytest.raises(RunError) as error:
+        Run.from_retriever(lambda text: [("d2020", "1.0")], GOLD, k=1)
+    message = str(error.value)
+    assert "query 'q2020', rank 1: score '1.0' of doc 'd2020' is not a number" in message
+    assert "{'id': 'd2020', 'text': '1.0'}" in message
+    with pytest.raises(RunError, match="score '0.9' of doc 'd2020' is not a number"):
+        Run.from_retriever(
+            lambda text: [(documents.Document(page_content="x", id="d2020"), "0.9")], GOLD, k=1
+        )
+    # The text "2020" as a dict item or a LangChain document: a text, and its year a focus time.
+    for result in ({"id": "d2020", "text": "2020"}, documents.Document("2020", id="d2020")):
+        run = Run.from_retriever(lambda text, result=result: [result], GOLD, k=1)
+        assert run.texts == {"d2020": "2020"}
+        assert temporal_precision(run, GOLD, k=1).per_query == {"q2020": 1.0, "q2016": 0.0}
+
+
+def test_a_year_in_metadata_is_a_year_and_out_of_range_is_an_error() -> None:
+    """year: 20200 in a document's metadata was read as a Unix timestamp: 1970."""
+    documents = pytest.importorskip("langchain_core.documents")
+
+    def document(year: object) -> Any:
+        return documents.Document(page_content="x", id="d2020", metadata={"year": year})
+
+    run = Run.from_retriever(lambda text: [document(2020)], GOLD, k=1)
+    assert run.focus_times == {"d2020": {2020}}
+    for year in (0, -5, 20200):
+        with pytest.raises(RunError) as error:
+            Run.from_retriever(lambda text, year=year: [document(year)], GOLD, k=1)
+        assert str(error.value) == (
+            f"retriever '<lambda>': query 'q2020', rank 1: doc 'd2020': 'year' is {year}, not a "
+            "year (a whole number in 1..9999)"
+        )
+    with pytest.raises(RunError, match="query 'q2020', rank 1: doc 'a': 'date' is 20200, not a"):
+        Run.from_retriever(lambda text: [{"id": "a", "metadata": {"date": 20200}}], GOLD, k=1)
+    stamped = Run.from_retriever(lambda text: [{"id": "a", "timestamp": 1_600_000_000}], GOLD, k=1)
+    assert stamped.focus_times == {"a": {2020}}

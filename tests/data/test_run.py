@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run
-from pytest_tempoeval.errors import MetricError, RunError, TempoEvalError
+from pytest_tempoeval.errors import MetricError, RunError, RunWarning, TempoEvalError
 
 
 def write(tmp_path: Path, content: str | bytes, name: str = "run.json") -> Path:
@@ -24,9 +24,9 @@ def write(tmp_path: Path, content: str | bytes, name: str = "run.json") -> Path:
     return path
 
 
-def run_error(rankings: Any) -> str:
+def run_error(rankings: Any, texts: Any = None) -> str:
     with pytest.raises(RunError) as info:
-        Run(rankings)
+        Run(rankings, texts=texts)
     return str(info.value)
 
 
@@ -80,6 +80,19 @@ def test_text_pairs_keep_their_order_and_texts() -> None:
     assert dict(run.texts) == {"d2": "Biden won in 2020.", "d1": "The 1990s."}
 
 
+def test_texts_beside_the_rankings_may_be_numbers_and_go_with_scores() -> None:
+    run = Run({"q": [("d1", 1.0), ("d2", 2.0)]}, texts={"d1": "2020", "d2": "Biden won."})
+    assert run["q"] == ["d2", "d1"] and run.scores("q") == [2.0, 1.0]
+    assert dict(run.texts) == {"d1": "2020", "d2": "Biden won."}
+    # A pair's string that does not read as a number is still a text.
+    assert dict(Run({"q": [("d1", "2020 election"), ("d2", "1.0.1")]}).texts) == {
+        "d1": "2020 election",
+        "d2": "1.0.1",
+    }
+    with pytest.raises(RunError, match="texts= goes with rankings given as a mapping"):
+        Run(run, texts={})
+
+
 def test_ids_and_text_pairs_may_mix() -> None:
     run = Run({"q": ["d1", ("d2", "text two")]})
     assert run["q"] == ["d1", "d2"] and dict(run.texts) == {"d2": "text two"}
@@ -122,6 +135,25 @@ RUN_ERRORS = [
     ("none-score", {"q1": [("d1", None)]}, ["expected (doc id, score)", "None"]),
     ("string-in-mapping", {"q1": {"d1": "12.5"}}, ["score '12.5' of doc 'd1' is not a number"]),
     (
+        "string-score-pair",  # it was read as the document's text, "1.0"
+        {"q1": [("d1", "1.0")]},
+        [
+            "query 'q1', rank 1: score '1.0' of doc 'd1' is not a number (it is a string)",
+            "give it as a number, ('d1', 1.0)",
+            "Run(..., texts={'d1': '1.0'})",
+        ],
+    ),
+    ("number-text-pair", {"q1": [("d1", "text"), ("d2", " 2020 ")]}, ["score ' 2020 ' of doc"]),
+    ("texts-not-a-mapping", {"q1": ["d1"]}, ["texts must map doc id -> text"], ["d1"]),
+    ("texts-bad-id", {"q1": ["d1"]}, ["texts: doc id is empty"], {"": "t"}),
+    ("texts-not-text", {"q1": ["d1"]}, ["texts: the text of doc 'd1' must be a string"], {"d1": 5}),
+    (
+        "texts-two-texts",
+        {"q1": [("d1", "one")]},
+        ["'d1' comes with two different texts"],
+        {"d1": "x"},
+    ),
+    (
         "mixed-in-query",
         {"q1": [("d1", 1.0), "d2"]},
         ["some results", "have scores and some do not"],
@@ -144,12 +176,12 @@ RUN_ERRORS = [
 
 
 @pytest.mark.parametrize(
-    ("rankings", "fragments"),
-    [case[1:] for case in RUN_ERRORS],
+    ("rankings", "fragments", "texts"),
+    [(*case[1:3], case[3] if len(case) > 3 else None) for case in RUN_ERRORS],
     ids=[case[0] for case in RUN_ERRORS],
 )
-def test_run_errors_say_what_is_wrong(rankings: Any, fragments: list[str]) -> None:
-    message = run_error(rankings)
+def test_run_errors_say_what_is_wrong(rankings: Any, fragments: list[str], texts: Any) -> None:
+    message = run_error(rankings, texts)
     assert message.startswith("<run>: "), message
     for fragment in fragments:
         assert fragment in message, (fragment, message)
@@ -234,6 +266,12 @@ JSON_ERRORS = [
         ["'q1' has scored results but query 'q2' does not"],
     ),
     ("bool-score", '{\n  "q1": [\n    ["a", true]\n  ]\n}\n', 3, ["expected (doc id, score)"]),
+    (
+        "string-score-in-pairs",
+        '{\n  "q1": [\n    ["a", 2.0],\n    ["b", "0.9"]\n  ]\n}\n',
+        4,
+        ["query 'q1', rank 2: score '0.9' of doc 'b' is not a number (it is a string)"],
+    ),
     ("results-number", '{\n  "q1": ["a"],\n  "q2": 5\n}\n', 3, ["results must be a list"]),
     ("empty-object", "\n{\n}\n", 2, ["the run is empty"]),
 ]
@@ -331,7 +369,8 @@ def test_positional_only_k_is_not_passed_as_keyword() -> None:
     def retrieve(text: str, k: int = 1, /) -> list[str]:
         return ["a", "b", "c"][:k]
 
-    assert Run.from_retriever(retrieve, GOLD, k=3)["q1"] == ["a"]
+    with pytest.warns(RunWarning, match="let it take a k= argument"):
+        assert Run.from_retriever(retrieve, GOLD, k=3)["q1"] == ["a"]
 
 
 def test_retriever_dicts_with_id_score_and_text() -> None:
@@ -342,7 +381,7 @@ def test_retriever_dicts_with_id_score_and_text() -> None:
             {"id": "mid", "score": 0.5, "text": "about 1990"},
         ]
 
-    run = Run.from_retriever(retrieve, GOLD, k=10)
+    run = Run.from_retriever(retrieve, GOLD, k=3)
     assert run["q1"] == ["high", "mid", "low"]  # the score orders, the text is kept
     assert run.scores("q1") == [0.9, 0.5, 0.1]
     assert dict(run.texts) == {"low": "about 2020", "mid": "about 1990"}
@@ -407,6 +446,18 @@ def test_generator_retriever_that_raises_names_the_query() -> None:
         ([("a", math.nan)], ["finite"]),
         ([""], ["doc id is empty"]),
         ([{"id": "a", "text": 5}], ["'text' of doc 'a' must be a string"]),
+        (
+            [("a2020", "1.0")],  # "1.0" was sent to the judge as the document's text
+            [
+                "query 'q1', rank 1: score '1.0' of doc 'a2020' is not a number (it is a string)",
+                "return it as a number (1.0)",
+                "return {'id': 'a2020', 'text': '1.0'} or a framework document",
+            ],
+        ),
+        ({"a2020": "0.9"}, ["score '0.9' of doc 'a2020' is not a number (it is a string)"]),
+        ([{"id": "a", "score": "0.5"}], ["score '0.5' of doc 'a' is not a number (it is a"]),
+        ({"a": None}, ["query 'q1', rank 1: score None of doc 'a' is not a number"]),
+        ([{"id": "a", "score": [1]}], ["score [1] of doc 'a' is not a number"]),
     ],
 )
 def test_bad_retriever_results_are_run_errors(returned: Any, fragments: list[str]) -> None:

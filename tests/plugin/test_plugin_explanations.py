@@ -31,7 +31,7 @@ def test_passing_helper_returns_true(tempoeval_gold):
 # q2016: 1.0; mean 0.8155.
 FIRST_LINE = (
     "T-nDCG@2 [focus_time] = 0.8155, needed >= 0.9; 2 queries counted, 0 excluded; "
-    "worst: q2020 0.631, q2016 1.000"
+    "ranking shorter than k=2 for 1 query (depth 1); worst: q2020 0.631, q2016 1.000"
 )
 
 

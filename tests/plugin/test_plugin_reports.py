@@ -86,8 +86,8 @@ def test_markdown_report_and_github_step_summary(
     text = (pytester.path / "summary.md").read_text()
     assert text.startswith("## tempoeval\n\n3 metric checks, 1 failed.\n")
     assert (
-        "| test_reports.py::test_bad | nDCG@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL |  |"
-        in text
+        "| test_reports.py::test_bad | nDCG@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL | "
+        "ranking shorter than k=2 for 2 queries (depth 1) |" in text
     )
     assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
 

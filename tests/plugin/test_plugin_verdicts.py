@@ -219,3 +219,31 @@ def test_every_baseline_check_of_a_test_runs_and_is_reported(
     assert "nDCG@2: 1.0000 ->" in output and "p1 b: 1.0000 ->" in output
     statuses = [row["status"] for row in json.loads((suite.path / "r.json").read_text())["checks"]]
     assert statuses == ["FAIL", "pass", "FAIL"]
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_rankings_shorter_than_k_are_in_the_failure_and_every_report(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    """A run of depth 10 scored at P@50 scored 0.0225 with no note: now the failure's first line
+    and the reports' note say how many rankings were shorter than k, and how deep."""
+    pytester.makefile(".yaml", gold=GOLD)
+    pytester.makepyfile(
+        test_short="""
+        import pytest
+        from pytest_tempoeval import Run, precision
+
+        @pytest.mark.tempoeval("gold.yaml")
+        def test_p50(tempoeval_gold):
+            ranking = ["us-2020", *(f"x{i}" for i in range(9))]
+            run = Run({q: ranking for q in tempoeval_gold.queries})
+            assert precision(run, tempoeval_gold, k=50) >= 0.5
+        """
+    )
+    result = pytester.runpytest(*xdist, "--tempoeval-report=r.json", "-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    note = "ranking shorter than k=50 for 3 queries (depth 10)"
+    # q2020 and q-none find their one relevant document in 50 ranks; q2016 judges only us2016.
+    result.stdout.fnmatch_lines([f"E * P@50 ?gold? = 0.0133, needed >= 0.5; *; {note}; worst:*"])
+    [row] = json.loads((pytester.path / "r.json").read_text())["checks"]
+    assert row["note"] == note and row["score"] == pytest.approx(2 / 50 / 3)

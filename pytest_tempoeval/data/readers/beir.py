@@ -118,7 +118,12 @@ def _read_queries(path: Path) -> dict[str, tuple[str, FocusTime | None, int]]:
                         path, number, f"query {query_id!r}: 'text' must be a string, got {text!r}"
                     )
                 )
-            focus = metadata_focus_time(record.get("metadata"), record) or FocusTime.from_text(text)
+            focus = metadata_focus_time(
+                record.get("metadata"),
+                record,
+                where=located(path, number, f"query {query_id!r}"),
+                error=GoldSetError,
+            ) or FocusTime.from_text(text)
             queries[query_id] = (text, focus or None, number)
     return queries
 
@@ -238,7 +243,12 @@ class JsonlCorpus(LazyDocuments):
                     located(self.path, line, f"document {doc_id!r}: {name!r} must be a string")
                 )
         body = model_text(title, text)
-        focus = metadata_focus_time(record.get("metadata"), record)
+        focus = metadata_focus_time(
+            record.get("metadata"),
+            record,
+            where=located(self.path, line, f"document {doc_id!r}"),
+            error=GoldSetError,
+        )
         if focus is None and body:
             focus = FocusTime.from_text(body) or None
         return GoldDocument(doc_id, body, focus, line, title or None)

@@ -46,7 +46,10 @@ def read_ir_datasets(dataset: Any) -> IrDataset:
     for number, query in enumerate(dataset.queries_iter(), start=1):
         query_id = _identifier(getattr(query, "query_id", None), name, f"query {number}")
         text = _text(query)
-        focus = metadata_focus_time(_fields(query)) or (FocusTime.from_text(text) if text else None)
+        where = f"{name}: query {query_id!r}"
+        focus = metadata_focus_time(_fields(query), where=where, error=GoldSetError) or (
+            FocusTime.from_text(text) if text else None
+        )
         queries[query_id] = (text, focus or None)
     has_docs = callable(getattr(dataset, "docs_iter", None))
     documents: Mapping[str, GoldDocument] = {}
@@ -125,7 +128,9 @@ def _document(record: Any, name: str, where: str) -> GoldDocument:
     doc_id = _identifier(getattr(record, "doc_id", None), name, where)
     text = _text(record)
     fields = _fields(record)
-    focus = metadata_focus_time(fields) or (FocusTime.from_text(text) if text else None)
+    focus = metadata_focus_time(fields, where=f"{name}: doc {doc_id!r}", error=GoldSetError) or (
+        FocusTime.from_text(text) if text else None
+    )
     title = fields.get("title") if isinstance(fields.get("title"), str) else None
     return GoldDocument(doc_id, text, focus or None, None, title or None)
 

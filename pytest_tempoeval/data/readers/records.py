@@ -50,7 +50,7 @@ def read_records(
         if isinstance(record, Mapping):
             query_id = _id(_field(record, QUERY_ID, where, "query id"), where)
             text = _optional_text(_first(record, TEXT), where)
-            focus = _focus_time(record, text, where)
+            focus = _focus_time(record, text, where, f"query {query_id!r}")
         else:
             query_id, text = _pair(record, where, "(query id, text)")
             focus = FocusTime.from_text(text) or None if text else None
@@ -108,18 +108,23 @@ def _document(record: Any, number: int) -> GoldDocument:
         doc_id = _id(_field(record, DOC_ID, where, "doc id"), where)
         title = _optional_text(record.get("title"), where)
         text = model_text(title, _optional_text(_first(record, TEXT), where))
-        return GoldDocument(doc_id, text, _focus_time(record, text, where), None, title)
+        focus = _focus_time(record, text, where, f"doc {doc_id!r}")
+        return GoldDocument(doc_id, text, focus, None, title)
     doc_id, text = _pair(record, where, "(doc id, text)")
     return GoldDocument(doc_id, text, FocusTime.from_text(text) or None if text else None)
 
 
-def _focus_time(record: Mapping[str, Any], text: str | None, where: str) -> FocusTime | None:
+def _focus_time(
+    record: Mapping[str, Any], text: str | None, where: str, who: str
+) -> FocusTime | None:
     if record.get("focus_time") is not None:
         try:
             return FocusTime.parse(record["focus_time"])
         except FocusTimeError as error:
             raise _error(where, f"bad focus_time: {error}") from None
-    found = metadata_focus_time(record, record.get("metadata") or {})
+    found = metadata_focus_time(
+        record, record.get("metadata") or {}, where=f"{SOURCE}: {where}: {who}", error=GoldSetError
+    )
     if found is None and text:
         found = FocusTime.from_text(text)
     return found or None
