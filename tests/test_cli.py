@@ -288,6 +288,25 @@ def test_bad_input_is_one_line_and_exit_2(
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
+def test_a_qrels_file_that_is_off_gets_the_qrels_error_not_the_yaml_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    three = tmp_path / "three.qrels"
+    three.write_text("".join(f"30{i} FBIS3-1000{i} 1\n" for i in range(60)))
+    header = tmp_path / "test.tsv"
+    header.write_text("query-id\tcorpus-id\tscore\n301\tFBIS3-10082\t1\n")
+    code, out, err = run_main(capsys, "evaluate", RUN, str(three))
+    assert code == 2 and out == ""
+    assert err == (
+        f"tempoeval: error: {three}:1: expected 4 whitespace-separated fields "
+        "(TREC qrels: qid iter docid grade), found 3\n"
+    )
+    code, out, _ = run_main(capsys, "check", str(three), str(header))
+    assert code == 1 and len(out.splitlines()) == 2
+    assert out.splitlines()[1].startswith(f"{header}:1: the first line 'query-id corpus-id score'")
+    assert "GoldSet.from_beir" in out
+
+
 def test_a_malformed_run_line_names_the_file_and_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
