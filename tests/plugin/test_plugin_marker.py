@@ -76,24 +76,3 @@ def test_a_bad_marker_is_the_same_usage_error_under_xdist(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*test_bad.py::test_x: @pytest.mark.tempoeval takes one gold*"])
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
-
-
-def test_a_three_column_qrels_gold_fails_with_the_qrels_error_not_the_file(
-    pytester: pytest.Pytester,
-) -> None:
-    pytester.makefile(".qrels", judgments="".join(f"q{i} d{i} 1\n" for i in range(60)))
-    pytester.makepyfile(
-        """
-        import pytest
-
-        @pytest.mark.tempoeval(gold="judgments.qrels")
-        def test_it(tempoeval_gold):
-            pass
-        """
-    )
-    result = pytester.runpytest()
-    result.assert_outcomes(errors=1)
-    output = result.stdout.str()
-    expected = "expected 4 whitespace-separated fields (TREC qrels: qid iter docid grade), found 3"
-    assert f"judgments.qrels:1: {expected}" in output
-    assert "q50" not in output
