@@ -7,7 +7,9 @@
 - ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint).
 
 Exit codes: 0 fine; 1 a regression (compare) or an invalid gold set (check); 2 bad input or usage,
-as one line naming the file and line, never a traceback. Heavy modules (numpy) are imported by the
+or a NaN score (it would compare false with everything, so never regress), as one line naming the
+file and line, never a traceback. A measure given in two spellings (``nDCG@10``, ``ndcg_cut_10``)
+is scored once. Heavy modules (numpy) are imported by the
 commands, not here: ``tempoeval --help`` stays fast.
 """
 
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import warnings
 from collections.abc import Sequence
@@ -54,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="tempoeval",
         description="Retrieval measures, temporal relevance and regression gating, outside pytest.",
         epilog="Exit codes: 0 fine; 1 a significant regression (compare) or an invalid gold set "
-        "(check); 2 bad input or usage.",
+        "(check); 2 bad input, usage, or a NaN score.",
     )
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
@@ -146,6 +149,35 @@ def _probability(text: str) -> float:
     return value
 
 
+def _measures(texts: Sequence[str]) -> list[str]:
+    """The measures' canonical names, each once. Spellings of one measure (``nDCG@10``,
+    ``ndcg_cut_10``) are merged, with a note on stderr: counted twice, a measure would be printed
+    twice and weigh twice in the correction across measures."""
+    from pytest_tempoeval.metrics.measures import parse_measure
+
+    spellings: dict[str, list[str]] = {}
+    for text in texts:
+        spellings.setdefault(str(parse_measure(text)), []).append(text)
+    for measure, given in spellings.items():
+        if len(given) > 1:
+            print(
+                f"tempoeval: note: {', '.join(given)} are one measure, {measure}: counted once",
+                file=sys.stderr,
+            )
+    return list(spellings)
+
+
+def _refuse_nan(results: Any, path: str) -> None:
+    """A NaN score is an error, never a row: NaN compares false with everything, so a NaN mean
+    would neither regress nor fail. (A measure with no counted query prints ``-`` with why.)"""
+    for result in results.values():
+        if result.per_query and math.isnan(result):
+            try:
+                result.check_comparable()
+            except MetricError as error:
+                raise MetricError(f"{path}: {error}") from None
+
+
 # -- evaluate --------------------------------------------------------------------------------------
 
 
@@ -155,9 +187,10 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.metrics.explain import score_notes
     from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
 
-    measures = [str(parse_measure(text)) for text in args.measures]  # a typo fails before loading
+    measures = _measures(args.measures)  # a typo fails before loading
     gold = _load_gold_warning(args.gold, args.split)
     results = evaluate(Run.load(args.run), gold, measures, strict=args.strict)
+    _refuse_nan(results, args.run)
     if args.format == "json":
         json.dump(
             {
@@ -223,12 +256,13 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
     from pytest_tempoeval.gate.randomization import holm_adjusted
     from pytest_tempoeval.metrics.evaluate import evaluate
-    from pytest_tempoeval.metrics.measures import parse_measure
 
-    measures = [str(parse_measure(text)) for text in args.measures]
+    measures = _measures(args.measures)  # once each: a repeated measure would weaken Holm
     gold = _load_gold_warning(args.gold, args.split)
     base = evaluate(Run.load(args.base), gold, measures, strict=args.strict)
     new = evaluate(Run.load(args.new), gold, measures, strict=args.strict)
+    _refuse_nan(base, args.base)
+    _refuse_nan(new, args.new)
     comparisons = {}
     for measure in measures:
         if not base[measure].per_query:

@@ -139,14 +139,17 @@ def closest_match(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> 
 
 
 # What a secret looks like in an error text: an Anthropic key, a bearer token, a key-like header or
-# parameter with its value, and the query string of a URL (gateways take keys there).
+# parameter with its value, and the query string of a URL (gateways take keys there). A value ends
+# where its quotes, call or mapping do (``api_key=s3cret)``: the parenthesis stays), and one with no
+# letter or digit is a placeholder, not a secret (``AnthropicJudge(api_key=...)`` in a hint).
+_VALUE = r"(?=[^\s\"',;}\])&]*[A-Za-z0-9])[^\s\"',;}\])&]+"
 _SECRETS = [
     (re.compile(r"(https?://[^\s?#\"'<>]+)\?[^\s\"'#<>]*"), r"\1?<hidden>"),
     (re.compile(r"sk-ant-[A-Za-z0-9_\-]+"), "sk-ant-<hidden>"),
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=\-]+"), r"\1<hidden>"),
     (
         re.compile(
-            r"(?i)\b(x-api-key|api[_-]?key|authorization|token)([\"']?\s*[:=]\s*[\"']?)[^\s\"',}&]+"
+            r"(?i)\b(x-api-key|api[_-]?key|authorization|token)([\"']?\s*[:=]\s*[\"']?)" + _VALUE
         ),
         r"\1\2<hidden>",
     ),

@@ -7,9 +7,11 @@ Most cases call ``main()`` in-process; a few run the installed console script an
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -169,6 +171,68 @@ def test_compare_names_a_fall_of_judged_documents(
     assert "P@10: Judged@10 fell from 1.00 to 0.67: part of this drop may be unjudged" in out
 
 
+def test_compare_sees_a_drop_under_exponential_gain_of_a_large_grade(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Grade 1100 is within the bound, and 2**1100 overflows a float: the scores were NaN, and the
+    verdict ok. The new run puts the grade-1 document first: nDCG = 1/log2(3) to 2**-1100."""
+    qrels = "".join(f"q{i:02d} 0 top{i} 1100\nq{i:02d} 0 low{i} 1\n" for i in range(12))
+    base = "".join(f"q{i:02d} Q0 top{i} 1 2 r\nq{i:02d} Q0 low{i} 2 1 r\n" for i in range(12))
+    new = "".join(f"q{i:02d} Q0 low{i} 1 2 r\nq{i:02d} Q0 top{i} 2 1 r\n" for i in range(12))
+    for name, text in (("qrels", qrels), ("base", base), ("new", new)):
+        (tmp_path / name).write_text(text)
+    files = [str(tmp_path / name) for name in ("base", "new", "qrels")]
+    code, out, _ = run_main(capsys, "compare", *files, "-m", "nDCG(gain=exp)@10")
+    assert code == 1
+    assert out.splitlines()[2].split()[:4] == [
+        "nDCG(gain=exp)@10",
+        "1.0000",
+        f"{1 / math.log2(3):.4f}",
+        f"{1 / math.log2(3) - 1:+.4f}",
+    ]
+    code, out, _ = run_main(capsys, "evaluate", files[1], files[2], "-m", "nDCG(gain=exp)@10")
+    assert code == 0 and out.splitlines()[2].split()[1] == f"{1 / math.log2(3):.4f}"
+
+
+def test_a_nan_score_is_an_error_never_a_verdict(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever makes a score NaN (here: the overflowing exponential gain this package had), NaN
+    compares false with everything: compare would say ok, evaluate print nan. Both exit 2."""
+    from pytest_tempoeval.metrics import kernels
+
+    monkeypatch.setattr(kernels, "_exponential", lambda relevance, _: 2.0**relevance - 1.0)
+    (tmp_path / "qrels").write_text("q1 0 a 1100\nq1 0 b 1\nq2 0 a 1\n")
+    (tmp_path / "run").write_text("q1 Q0 b 1 2 r\nq1 Q0 a 2 1 r\nq2 Q0 a 1 1 r\n")
+    run, qrels = str(tmp_path / "run"), str(tmp_path / "qrels")
+    for argv in (["compare", run, run, qrels], ["evaluate", run, qrels]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # numpy's overflow warning
+            code, out, err = run_main(capsys, *argv, "-m", "nDCG(gain=exp)@10", "P@1")
+        assert code == 2 and out == ""
+        assert err == (
+            f"tempoeval: error: {run}: nDCG(gain=exp)@10 [gold] is NaN, so it cannot be compared: "
+            "counted queries with a NaN score: 1 ('q1')\n"
+        )
+
+
+def test_one_measure_given_in_several_spellings_is_counted_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """6 of 12 queries drop: p = 2**-6 = 0.0156. Counted 4 times, Holm made it 0.0625: ok."""
+    base, new, qrels = write_runs(tmp_path, worse=6)
+    spellings = ["nDCG@2", "ndcg_cut_2", "nDCG@2", "ndcg_cut.2"]
+    code, out, err = run_main(capsys, "compare", base, new, qrels, "-m", *spellings)
+    assert code == 1
+    assert [line.split()[0] for line in out.splitlines()[2:]].count("nDCG@2") == 1
+    assert out.splitlines()[2].split()[4:] == ["0.0156", "0.0156", "regressed"]
+    note = "tempoeval: note: nDCG@2, ndcg_cut_2, nDCG@2, ndcg_cut.2 are one measure, nDCG@2"
+    assert err.startswith(note)
+    code, out, err = run_main(capsys, "evaluate", RUN, QRELS, "-m", "P@5", "P_5", "AP")
+    assert code == 0 and [line.split()[0] for line in out.splitlines()[2:]] == ["P@5", "AP"]
+    assert err.startswith("tempoeval: note: P@5, P_5 are one measure, P@5: counted once")
+
+
 # -- check -----------------------------------------------------------------------------------------
 
 
@@ -222,6 +286,25 @@ def test_bad_input_is_one_line_and_exit_2(
         return
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_a_qrels_file_that_is_off_gets_the_qrels_error_not_the_yaml_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    three = tmp_path / "three.qrels"
+    three.write_text("".join(f"30{i} FBIS3-1000{i} 1\n" for i in range(60)))
+    header = tmp_path / "test.tsv"
+    header.write_text("query-id\tcorpus-id\tscore\n301\tFBIS3-10082\t1\n")
+    code, out, err = run_main(capsys, "evaluate", RUN, str(three))
+    assert code == 2 and out == ""
+    assert err == (
+        f"tempoeval: error: {three}:1: expected 4 whitespace-separated fields "
+        "(TREC qrels: qid iter docid grade), found 3\n"
+    )
+    code, out, _ = run_main(capsys, "check", str(three), str(header))
+    assert code == 1 and len(out.splitlines()) == 2
+    assert out.splitlines()[1].startswith(f"{header}:1: the first line 'query-id corpus-id score'")
+    assert "GoldSet.from_beir" in out
 
 
 def test_a_malformed_run_line_names_the_file_and_line(

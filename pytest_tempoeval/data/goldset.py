@@ -23,6 +23,7 @@ from pytest_tempoeval.data.gold_schema import (
     read_gold_file,
     tree_from_python,
 )
+from pytest_tempoeval.data.readers.lines import reads_as_columns
 from pytest_tempoeval.errors import GoldSetError, located
 
 if TYPE_CHECKING:
@@ -84,11 +85,13 @@ class GoldSet:
     def load(cls, path: str | Path) -> GoldSet:
         """Load a gold set, whatever its format: a BEIR folder (split ``test``), YAML
         (``.yaml``/``.yml``), JSON (``.json``), or a TREC qrels file (any other name whose first
-        line reads ``qid iter docid grade``). Other files are read as YAML."""
+        data line is whitespace-separated columns, not YAML: ``qid iter docid grade``; a line of
+        three columns or a header is then a qrels error naming the line). Other files are read
+        as YAML."""
         path = Path(path)
         if path.is_dir():
             return cls.from_beir(path)
-        if path.suffix.lower() not in (".yaml", ".yml", ".json") and _looks_like_qrels(path):
+        if path.suffix.lower() not in (".yaml", ".yml", ".json") and reads_as_columns(path):
             return cls.from_trec_qrels(path)
         return cls._from_content(read_gold_file(path), path)
 
@@ -334,16 +337,3 @@ def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
 
 def _id_line(item: GoldQuery | GoldDocument) -> int | None:
     return getattr(item, "id_line", None) or item.line
-
-
-def _looks_like_qrels(path: Path) -> bool:
-    """Whether the first data line of ``path`` has four fields, the last an integer."""
-    try:
-        with path.open("rb") as file:
-            for raw in file:
-                if raw.strip() and not raw.startswith(b"#"):
-                    fields = raw.split()
-                    return len(fields) == 4 and fields[3].lstrip(b"-").isdigit()
-    except OSError:
-        return False
-    return False

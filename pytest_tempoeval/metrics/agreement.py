@@ -87,13 +87,13 @@ class AgreementResult(MetricResult):
         return float(self)
 
     def check_comparable(self) -> None:
-        super().check_comparable()
-        if math.isnan(self):
+        if self.per_query and math.isnan(self):  # its own reason, before the generic one
             raise MetricError(
                 f"judge_agreement({self.mode}): kappa is undefined: the judge and the gold set "
                 f"used one and the same label for all {len(self.per_query)} pairs, so agreement "
                 "beyond chance cannot be measured; add pairs of other grades"
             )
+        super().check_comparable()
 
     def detail_lines(self, n: int = WORST_EXPLAINED) -> list[str]:
         width = max([len(str(label)) for label in self.labels] + [5])

@@ -462,8 +462,9 @@ def _ndcg_result(
 ) -> MetricResult:
     """nDCG of ``scored`` (default: the relevance at each rank; judged_only passes the condensed
     ranking's), explained with the ranking as retrieved."""
-    gains = kernels.gain_values(relevance.relevance if scored is None else scored, gain)
-    ideal = kernels.gain_values(relevance.ideal, gain)
+    gains, ideal = kernels.gain_values(
+        relevance.relevance if scored is None else scored, relevance.ideal, gain
+    )
     scores, no_ideal = kernels.ndcg(gains, ideal, scoring.k or scoring.depth)
     excluded = dict(relevance.excluded)
     for position in np.flatnonzero(no_ideal).tolist():

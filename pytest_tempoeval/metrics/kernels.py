@@ -16,14 +16,33 @@ def discounts(depth: int) -> np.ndarray:
 
 
 GAINS = ("linear", "exponential")
+# Exponential gains of a query are scaled so that its largest is at most 2**_EXP_CEILING: 2**rel
+# overflows a float beyond 2**1023 (grades go up to 1,000,000), and a sum of a million such gains
+# stays far below that.
+_EXP_CEILING = 512
 
 
-def gain_values(relevance: np.ndarray, gain: str) -> np.ndarray:
-    """Linear gain ``rel`` (seed formula, trec_eval) or exponential ``2**rel - 1`` (Burges,
-    TempoEval's code)."""
+def gain_values(
+    relevance: np.ndarray, ideal: np.ndarray, gain: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The gains of a ranking and of its ideal ranking: linear ``rel`` (seed formula, trec_eval)
+    or exponential ``2**rel - 1`` (Burges, TempoEval's code).
+
+    A query whose largest relevance ``top`` exceeds the ceiling has both rows multiplied by
+    ``2**-(top - ceiling)``: nDCG is their ratio, so the factor cancels (exactly, a power of two),
+    and no gain is inf. Below the ceiling nothing is scaled: the values are bit for bit
+    ``2**rel - 1``."""
     if gain == "linear":
-        return relevance
-    return np.exp2(relevance) - 1.0
+        return relevance, ideal
+    top = np.maximum(relevance.max(axis=1, initial=0.0), ideal.max(axis=1, initial=0.0))
+    shift = np.maximum(top - _EXP_CEILING, 0.0)[:, None]
+    return _exponential(relevance, shift), _exponential(ideal, shift)
+
+
+def _exponential(relevance: np.ndarray, shift: np.ndarray) -> np.ndarray:
+    """``(2**rel - 1) * 2**-shift``; 2**-shift is 0 past 2**-1074, below any gain it is subtracted
+    from by more than a float's precision."""
+    return np.exp2(relevance - shift) - np.exp2(-shift)
 
 
 def dcg(gains: np.ndarray, k: int) -> np.ndarray:

@@ -194,6 +194,7 @@ def parse_measure(text: str) -> Measure:
         if trec.group("whole"):
             return Measure(_FROM_TREC_EVAL[trec.group("whole")])
         return Measure(_FROM_TREC_EVAL[trec.group("name")], (), int(trec.group("cutoff")))
+    _refuse_parameters_after_cutoff(text)
     match = _MEASURE.fullmatch(text)
     if match is None:
         raise MetricError(
@@ -204,6 +205,27 @@ def parse_measure(text: str) -> Measure:
     params = _params(match.group("params"), family, text)
     cutoff = _cutoff(match.group("cutoff"), text)
     return measure_of(family.name, cutoff, **params)
+
+
+# ``P@5(rel=2)``: parameters written after the cutoff (maybe some before it too).
+_PARAMS_AFTER_CUTOFF = re.compile(
+    r"\s*(?P<name>[A-Za-z][\w-]*)\s*(?:\((?P<before>[^()]*)\))?\s*@\s*(?P<cutoff>\d+)"
+    r"\s*\((?P<after>[^()]*)\)\s*"
+)
+
+
+def _refuse_parameters_after_cutoff(text: str) -> None:
+    """The grammar puts parameters before the cutoff: say so with the measure as it should read."""
+    match = _PARAMS_AFTER_CUTOFF.fullmatch(text)
+    if match is None:
+        return
+    written = f"{match['before'] or ''},{match['after']}".split(",")
+    params = ",".join(param.strip() for param in written if param.strip())
+    meant = f"{match['name']}{f'({params})' if params else ''}@{match['cutoff']}"
+    raise MetricError(
+        f"measure {text!r}: parameters go before the cutoff: did you mean {meant!r}? "
+        "(NAME(key=value,...)@k)"
+    )
 
 
 def _family(name: str, text: str) -> Family:

@@ -252,13 +252,22 @@ class MetricResult(float):
         return outcome
 
     def check_comparable(self) -> None:
-        """Raise :class:`MetricError` when no query was counted: such a result can neither pass nor
-        fail a check."""
+        """Raise :class:`MetricError` when no query was counted, or a counted query's score is NaN:
+        such a result can neither pass nor fail a check."""
         if not self._details.per_query:
             reasons = sorted(set(self.excluded.values())) or ["no queries"]
             raise MetricError(
                 f"{self.label} [{self.mode}] has no counted query, so it cannot be compared: "
                 f"all {len(self.excluded)} queries were excluded ({'; '.join(reasons)})"
+            )
+        if math.isnan(self):
+            undefined = [query for query, score in self.per_query.items() if math.isnan(score)]
+            shown = ", ".join(repr(query) for query in undefined[:WORST_EXPLAINED])
+            more = len(undefined) - WORST_EXPLAINED
+            which = f" ({shown}{f' and {more} more' if more > 0 else ''})" if undefined else ""
+            raise MetricError(
+                f"{self.label} [{self.mode}] is NaN, so it cannot be compared: counted queries "
+                f"with a NaN score: {len(undefined)}{which}"
             )
 
     def __lt__(self, other: object) -> bool:

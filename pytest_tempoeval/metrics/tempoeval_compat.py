@@ -122,12 +122,11 @@ class TemporalNDCG(_SeedMetric):
     def _score(
         self, relevance: Sequence[float], pool: Sequence[float], k: int, mode: str, reason: str
     ) -> MetricResult:
-        gains = kernels.gain_values(
-            np.array([list(relevance) + [0.0] * (k - len(relevance))], dtype=np.float64), self.gain
-        )
         ideal_values = sorted(pool, reverse=True)[:k]
-        ideal = kernels.gain_values(
-            np.array([ideal_values + [0.0] * (k - len(ideal_values))], dtype=np.float64), self.gain
+        gains, ideal = kernels.gain_values(
+            np.array([list(relevance) + [0.0] * (k - len(relevance))], dtype=np.float64),
+            np.array([ideal_values + [0.0] * (k - len(ideal_values))], dtype=np.float64),
+            self.gain,
         )
         scores, excluded = kernels.ndcg(gains, ideal, k)
         return _single(self.name, k, mode, None if excluded[0] else float(scores[0]), reason)

@@ -410,6 +410,43 @@ def test_load_reads_a_qrels_file_and_a_yaml_named_qrels_file_points_to_from_trec
     assert "GoldSet.from_trec_qrels" in message
 
 
+JUDGMENTS_3 = "".join(f"q{i} d{i} 1\n" for i in range(60))  # qrels without the iter column
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "expected"),
+    [
+        (JUDGMENTS_3, 1, ("expected 4 whitespace-separated fields (TREC qrels: qid iter docid "
+         "grade), found 3")),
+        ("# judged\n\n" + JUDGMENTS_3, 3, "found 3"),
+        ("q1 0 d1 1\nq1 0 d2\n", 2, "found 3"),
+        ("query-id\tcorpus-id\tscore\n" + JUDGMENTS_3.replace(" ", "\t"), 1,
+         ("the first line 'query-id corpus-id score' is a header, not a judgment: TREC qrels have "
+         "no header, only lines 'qid iter docid grade'; remove it, or, for a BEIR qrels file, "
+         "load its folder with GoldSet.from_beir(folder)")),
+        ("qid iter docid rel\nq1 0 d1 1\n", 1, "'qid iter docid rel' is a header"),
+        ("q1 Q0 d1 1 2.5 run\n", 1, "expected 4 whitespace-separated fields"),  # a run
+    ],
+    ids=["3-columns", "after-comments", "later-line", "beir-header", "trec-header", "a-run"],
+)  # fmt: skip
+def test_load_reads_near_qrels_as_qrels_and_says_what_is_wrong_with_the_line(
+    tmp_path: Path, text: str, line: int, expected: str
+) -> None:
+    """They were read as YAML, whose error pasted the file (one long string) into the message."""
+    for name in ("judgments.txt", "judgments"):
+        path = write(tmp_path, text, name)
+        message = load_error(path)
+        assert message.startswith(f"{path}:{line}: ") and expected in message
+        assert "q50" not in message and "mapping" not in message
+
+
+def test_an_error_quotes_no_more_than_a_line_of_the_file(tmp_path: Path) -> None:
+    path = write(tmp_path, JUDGMENTS_3, "judgments.yaml")  # a .yaml name is read as YAML
+    message = load_error(path)
+    assert "'q0 d0 1 q1 d1 1" in message and "GoldSet.from_trec_qrels" in message
+    assert "q50" not in message and "(581 characters)" in message
+
+
 def test_non_utf8_file_names_the_line(tmp_path: Path) -> None:
     path = write(tmp_path, b"queries:\n  - id: q1\n    text: caf\xe9\n")
     message = load_error(path)

@@ -92,6 +92,45 @@ def test_qrels_layouts_that_trec_eval_reads(tmp_path: Path, content: str) -> Non
     assert gold.queries["q1"].relevant == {"d1": 1, "d2": 2}
 
 
+# -- CR-only lines (classic Mac OS, or tr '\n' '\r'): read as lines, not as one line ------------
+
+TREC_EVAL = Path(__file__).parent / "trec_eval"
+
+
+def as_cr_only(tmp_path: Path, name: str) -> Path:
+    data = (TREC_EVAL / name).read_bytes()
+    assert b"\r" not in data
+    return write(tmp_path, data.replace(b"\n", b"\r"), f"{name}.cr")
+
+
+@pytest.mark.parametrize("block_bytes", [None, 256], ids=["one-block", "many-blocks"])
+def test_cr_only_files_read_as_their_lf_originals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int | None
+) -> None:
+    """A CR-only run read as one line: its first six fields, so AP 0.0000 instead of 0.1785."""
+    from pytest_tempoeval import average_precision
+    from pytest_tempoeval.data.readers import trec_tokens
+
+    if block_bytes:
+        monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block_bytes)
+    run, qrels = as_cr_only(tmp_path, "results.test"), as_cr_only(tmp_path, "qrels.test")
+    lf_run, lf_qrels = Run.load(TREC_EVAL / "results.test"), GoldSet.load(TREC_EVAL / "qrels.test")
+    cr_run, cr_qrels = Run.load(run), GoldSet.load(qrels)  # load sniffs a CR file as qrels too
+    assert {q: cr_run[q] for q in cr_run} == {q: lf_run[q] for q in lf_run}
+    assert {q: cr_run.scores(q) for q in cr_run} == {q: lf_run.scores(q) for q in lf_run}
+    assert [(q.id, q.relevant) for q in cr_qrels] == [(q.id, q.relevant) for q in lf_qrels]
+    assert f"{average_precision(cr_run, cr_qrels):.4f}" == "0.1785"  # trec_eval's out.test
+
+
+def test_an_error_in_a_cr_only_file_names_its_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "q1 Q0 d1 1 1.0 t\rq1 Q0 d2 2 2.0 t\rq1 Q0 d3 3 nan t\r", "r.trec")
+    with pytest.raises(RunError, match=r"r\.trec:3: score 'nan' of doc 'd3': scores must be fin"):
+        Run.load(path)
+    path = write(tmp_path, "q1 0 d1 1\rq1 0 d2 2\rq1 d3 1\r", "q.qrels")
+    with pytest.raises(GoldSetError, match=r"q\.qrels:3: expected 4 whitespace-separated fields"):
+        GoldSet.from_trec_qrels(path)
+
+
 def test_qrels_long_and_unicode_ids(tmp_path: Path) -> None:
     long_doc = "clueweb12-0000tw-05-12114" * 3  # 75 bytes: several 8-byte words
     path = write(tmp_path, f"café 0 {long_doc} 2\ncafé 0 文档 1\n", "q.qrels")
@@ -359,14 +398,14 @@ def scored_runs(draw: st.DrawFn) -> dict[str, list[tuple[str, float]]]:
 @given(
     run=scored_runs(),
     seed=st.integers(0, 2**32 - 1),
-    crlf=st.booleans(),
+    newline=st.sampled_from(["\n", "\r\n", "\r"]),
     presorted=st.booleans(),
 )
 def test_property_trec_and_json_files_rank_as_trec_eval(
     tmp_path_factory: pytest.TempPathFactory,
     run: dict[str, list[tuple[str, float]]],
     seed: int,
-    crlf: bool,
+    newline: str,
     presorted: bool,
 ) -> None:
     shuffler = random.Random(seed)
@@ -377,7 +416,6 @@ def test_property_trec_and_json_files_rank_as_trec_eval(
         # arbitrary order (trec_eval still breaks them by doc id).
         first = {query: index for index, query in enumerate(dict.fromkeys(q for q, _, _ in rows))}
         rows.sort(key=lambda row: (first[row[0]], -row[2]))
-    newline = "\r\n" if crlf else "\n"
     separators = [" ", "\t", "  "]
     lines = [
         shuffler.choice(separators).join([query, "Q0", doc, str(rank), repr(score), "tag"])

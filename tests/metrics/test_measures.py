@@ -97,8 +97,15 @@ def test_measure_names_parse_to_their_canonical_form(text: str, canonical: str) 
         ("nDCG(judged_only=maybe)", "judged_only must be true or false"),
         ("nDCG(dcg=exp)@5", "dcg must be one of log2, exp-log2"),
         ("@10", "cannot read measure '@10'"),
+        ("P@5(rel=2)", ("measure 'P@5(rel=2)': parameters go before the cutoff: did you mean "
+         "'P(rel=2)@5'? (NAME(key=value,...)@k)")),
+        ("nDCG@10(gain=exp)", "did you mean 'nDCG(gain=exp)@10'?"),
+        ("T-nDCG @ 10 (mode=llm, gain=exp)", "did you mean 'T-nDCG(mode=llm,gain=exp)@10'?"),
+        ("nDCG(gain=exp)@10(judged_only=true)",
+         "did you mean 'nDCG(gain=exp,judged_only=true)@10'?"),
+        ("P@5()", "did you mean 'P@5'?"),
     ],
-)
+)  # fmt: skip
 def test_a_bad_measure_is_a_metric_error_saying_what_was_meant(text: str, message: str) -> None:
     with pytest.raises(MetricError) as error:
         parse_measure(text)

@@ -1,7 +1,9 @@
 """Properties every metric must have, on random gold sets and runs (hypothesis)."""
 
 import math
+from fractions import Fraction
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,3 +113,48 @@ def test_documents_below_rank_k_change_nothing(case: tuple[GoldSet, Run, int], r
         assert metric(Run(changed), gold, k=k).per_query == metric(run, gold, k=k).per_query, (
             metric.__name__
         )
+
+
+def _exact_exponential_ndcg(ranking: list[str], grades: dict[str, int], k: int) -> Fraction:
+    """nDCG@k with gains 2**grade - 1 as exact integers (the discounts are the floats)."""
+
+    def dcg(values: list[int]) -> Fraction:
+        return sum(
+            (Fraction(2**g - 1) * Fraction(1 / math.log2(i + 2)) for i, g in enumerate(values)),
+            Fraction(0),
+        )
+
+    retrieved = [grades.get(doc, 0) for doc in ranking[:k]]
+    ideal = sorted(grades.values(), reverse=True)[:k]
+    return dcg(retrieved) / dcg(ideal)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(DOCS),
+        st.one_of(st.integers(0, 60), st.integers(1000, 1100), st.integers(999_990, 1_000_000)),
+        min_size=1,
+    ),
+    st.permutations(DOCS),
+    st.integers(1, 12),
+)
+def test_exponential_gain_is_exact_up_to_the_largest_grade(
+    grades: dict[str, int], ranking: list[str], k: int
+) -> None:
+    # 2**1100 overflows a float: the score was NaN, and a NaN never regresses.
+    gold = GoldSet.from_dict({"queries": [{"id": "q", "relevant": grades}]})
+    result = ndcg(Run({"q": ranking}), gold, k=k, gain="exponential")
+    if max(grades.values()) <= 0:
+        assert "q" in result.excluded
+        return
+    expected = _exact_exponential_ndcg(ranking, grades, k)
+    assert result.per_query["q"] == pytest.approx(float(expected), rel=1e-12, abs=1e-300)
+
+
+def test_exponential_gain_of_grade_1100_by_hand() -> None:
+    # (2**1 - 1) / 1 + (2**1100 - 1) / log2(3), over (2**1100 - 1) / 1 + 1 / log2(3)
+    gold = GoldSet.from_dict({"queries": [{"id": "q", "relevant": {"d0": 1100, "d1": 1}}]})
+    result = ndcg(Run({"q": ["d1", "d0"]}), gold, k=10, gain="exponential")
+    assert float(result) == pytest.approx(1 / math.log2(3), rel=1e-15)
+    assert ndcg(Run({"q": ["d0", "d1"]}), gold, k=10, gain="exponential") == 1.0

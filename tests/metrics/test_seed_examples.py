@@ -6,9 +6,11 @@ explainer).
 
 import asyncio
 import math
+import operator
 
 import pytest
 
+from pytest_tempoeval import MetricResult
 from pytest_tempoeval.errors import JudgeError, MetricError
 from pytest_tempoeval.metrics import TemporalNDCG, TemporalPrecision
 
@@ -139,6 +141,14 @@ def test_no_relevant_document_is_nan_and_refuses_comparison() -> None:
     assert result.excluded == {"q": "no document overlaps its focus time"}
     with pytest.raises(MetricError, match="no counted query"):
         assert result >= 0.5
+
+
+@pytest.mark.parametrize("op", [operator.lt, operator.le, operator.gt, operator.ge])
+def test_a_counted_nan_score_refuses_comparison_naming_the_query(op) -> None:
+    # Before: NaN >= 0.5 was False and NaN <= 0.5 too; now neither passes nor fails silently.
+    result = MetricResult("ndcg", 10, "gold", {"q1": 0.5, "q2": math.nan})
+    with pytest.raises(MetricError, match=r"is NaN, so it cannot be compared: .*: 1 \('q2'\)"):
+        op(result, 0.5)
 
 
 def test_invalid_judge_reply_is_retried_once_then_raises() -> None:

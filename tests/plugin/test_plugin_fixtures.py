@@ -35,18 +35,24 @@ def test_gold_path_relative_to_the_test_file(pytester: pytest.Pytester) -> None:
     pytester.runpytest().assert_outcomes(passed=1)
 
 
-def test_missing_gold_file_is_a_clear_error(pytester: pytest.Pytester) -> None:
+def gold_error(pytester: pytest.Pytester, gold: str) -> pytest.RunResult:
+    """A test whose marker names ``gold``, run: loading it errors the test."""
     pytester.makepyfile(
-        """
+        f"""
         import pytest
 
-        @pytest.mark.tempoeval(gold="nowhere.yaml")
+        @pytest.mark.tempoeval(gold="{gold}")
         def test_it(tempoeval_gold):
             pass
         """
     )
     result = pytester.runpytest()
     result.assert_outcomes(errors=1)
+    return result
+
+
+def test_missing_gold_file_is_a_clear_error(pytester: pytest.Pytester) -> None:
+    result = gold_error(pytester, "nowhere.yaml")
     result.stdout.fnmatch_lines(
         ["*test_it: tempoeval gold set 'nowhere.yaml' not found (looked at *nowhere.yaml*"]
     )
@@ -54,6 +60,16 @@ def test_missing_gold_file_is_a_clear_error(pytester: pytest.Pytester) -> None:
         "Traceback" not in result.stdout.str() and "def tempoeval_gold" not in result.stdout.str()
     )
     assert "During handling" not in result.stdout.str()
+
+
+def test_a_three_column_qrels_gold_fails_with_the_qrels_error_not_the_file(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".qrels", judgments="".join(f"q{i} d{i} 1\n" for i in range(60)))
+    output = gold_error(pytester, "judgments.qrels").stdout.str()
+    expected = "expected 4 whitespace-separated fields (TREC qrels: qid iter docid grade), found 3"
+    assert f"judgments.qrels:1: {expected}" in output
+    assert "q50" not in output  # it was read as YAML, and the error pasted the file
 
 
 def test_gold_file_with_errors_names_test_file_and_line(pytester: pytest.Pytester) -> None:

@@ -98,3 +98,40 @@ def test_every_judge_error_passes_through_the_scrubber(text: str, hidden: str) -
     assert "<hidden>" in scrub_secrets(text)
     path = "the cassette fixtures/cassettes/t/test_x[a%20b].yaml does not exist"
     assert scrub_secrets(path) == path  # nothing else is touched
+
+
+@pytest.mark.parametrize(
+    ("text", "scrubbed"),
+    [
+        ("AnthropicJudge(api_key=s3cret)", "AnthropicJudge(api_key=<hidden>)"),
+        ("Judge(api_key=s3cret, model='m')", "Judge(api_key=<hidden>, model='m')"),
+        ("{'api_key': 's3cret'}", "{'api_key': '<hidden>'}"),
+        ('{"x-api-key": "s3cret"}', '{"x-api-key": "<hidden>"}'),
+        ("api_key=s3cret next", "api_key=<hidden> next"),
+        ("token=s3cret;path=/", "token=<hidden>;path=/"),
+        ("headers [x-api-key: s3cret]", "headers [x-api-key: <hidden>]"),
+        ("x-api-key: s3cret\nnext line", "x-api-key: <hidden>\nnext line"),
+        ("api_key=s3cret", "api_key=<hidden>"),
+    ],
+    ids=["paren", "comma", "single-quotes", "double-quotes", "space", "semicolon", "bracket",
+         "newline", "end"],
+)  # fmt: skip
+def test_the_scrubber_hides_the_value_and_only_the_value(text: str, scrubbed: str) -> None:
+    from pytest_tempoeval.errors import scrub_secrets
+
+    assert scrub_secrets(text) == scrubbed
+
+
+def test_the_api_key_hint_keeps_its_placeholder_and_parentheses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """It read 'AnthropicJudge(api_key=<hidden> to record': the scrubber ate '...))'."""
+    from pytest_tempoeval import AnthropicJudge, JudgeError
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    with pytest.raises(JudgeError) as error:
+        AnthropicJudge().grade_all([("q", "in 2020", "d", "in 2020")])
+    assert str(error.value).endswith(
+        ": the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to record "
+        "judgments"
+    )

@@ -50,11 +50,16 @@ class SourceInt(int):
     source: str
 
 
+SHOWN_CHARACTERS = 80  # an error quotes this much of a value: a whole file would bury the message
+
+
 def shown(value: Any) -> str:
-    """A value as the user wrote it: YAML integers keep their spelling."""
-    if isinstance(value, SourceInt):
-        return value.source
-    return repr(value)
+    """A value as the user wrote it (YAML integers keep their spelling), cut to a line's length:
+    a file that is not a gold set reads as one long value, and an error must not paste it."""
+    text = value.source if isinstance(value, SourceInt) else repr(value)
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    return f"{text[: SHOWN_CHARACTERS - 3]}... ({len(text):,} characters)"
 
 
 @dataclass(frozen=True)

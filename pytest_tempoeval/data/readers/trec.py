@@ -22,6 +22,8 @@ from pytest_tempoeval.data.columns import (
     trec_eval_order,
     words_to_ids,
 )
+from pytest_tempoeval.data.readers.lines import SNIFF_BYTES, first_data_line, lines_end_in_cr
+from pytest_tempoeval.data.readers.structured import shown
 from pytest_tempoeval.data.readers.trec_tokens import (
     LineFormat,
     parse_float_words,
@@ -139,10 +141,42 @@ def read_trec_qrels(path: Path, beir: bool = False) -> tuple[Ragged, np.ndarray]
     ``beir``: BEIR's ``qrels/<split>.tsv`` (``query-id corpus-id score``, after a header line).
     """
     kind = _BEIR_QRELS if beir else _QRELS
-    rows = _read_grouped(path, kind, header=BEIR_QRELS_HEADER if beir else None)
-    table = Ragged.from_words(rows.keys, rows.offsets, rows.doc_words, rows.doc_width, rows.values)
-    grades = _grades(rows.values, table, rows.lines, path)
+    try:
+        rows = _read_grouped(path, kind, header=BEIR_QRELS_HEADER if beir else None)
+        table = Ragged.from_words(
+            rows.keys, rows.offsets, rows.doc_words, rows.doc_width, rows.values
+        )
+        grades = _grades(rows.values, table, rows.lines, path)
+    except GoldSetError:
+        header = None if beir else _header(path)
+        if header is None:
+            raise
+        raise GoldSetError(header) from None
     return replace(table, values=grades), rows.lines
+
+
+def _header(path: Path) -> str | None:
+    """What to say about a first data line with no number in it (a header: ``query-id corpus-id
+    score``), or None if it has one."""
+    first = first_data_line(path)
+    if first is None or any(_is_number(field) for field in first[1]):
+        return None
+    line, fields = first
+    return located(
+        path,
+        line,
+        f"the first line {shown(_text(b' '.join(fields)))} is a header, not a judgment: TREC "
+        f"qrels have no header, only lines '{TREC_QRELS_FORMAT}'; remove it, or, for a BEIR "
+        "qrels file, load its folder with GoldSet.from_beir(folder)",
+    )
+
+
+def _is_number(field: bytes) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
 
 
 def _read_grouped(path: Path, kind: _Format, header: bytes | None = None) -> _Grouped:
@@ -243,7 +277,9 @@ def _doc(rows: _Grouped, row: int) -> str:
 def _field_on_line(path: Path, line: int, field: int) -> str:
     """The text of one field on one line (error messages only: reads the file again)."""
     with path.open("rb") as file:
-        for number, content in enumerate(file, start=1):
+        cr_lines = lines_end_in_cr(file.read(SNIFF_BYTES))
+        file.seek(0)
+        for number, content in enumerate(file.read().split(b"\r") if cr_lines else file, start=1):
             if number == line:
                 return _text(content.split()[field])
     return "?"

@@ -25,12 +25,13 @@ from pathlib import Path
 import numpy as np
 
 from pytest_tempoeval.data.columns import id_words, words_for, words_to_ids
+from pytest_tempoeval.data.readers.lines import SNIFF_BYTES, lines_end_in_cr
 from pytest_tempoeval.errors import located
 
 # Bytes trec_eval's parser treats as blanks between fields (C isspace).
 _BLANKS = np.zeros(256, dtype=bool)
 _BLANKS[[9, 10, 11, 12, 13, 32]] = True
-_NEWLINE, _SPACE, _TAB = 10, 32, 9
+_NEWLINE, _SPACE, _TAB, _RETURN = 10, 32, 9, 13
 _MAX_FIELD_BYTES = (
     4096  # a longer "id" is a broken file (binary data, a missing newline), not an id
 )
@@ -184,6 +185,7 @@ def _blocks_of_lines(path: Path) -> Iterator[tuple[np.ndarray, int]]:
     buf = np.empty(BLOCK_BYTES + _PADDING, dtype=np.uint8)
     buf[BLOCK_BYTES:] = 0
     carried = 0  # bytes of an unfinished line, moved to the front of the buffer
+    cr_lines: bool | None = None  # decided on the first bytes read
     with path.open("rb") as file:
         while True:
             if carried == buf.size - _PADDING:  # one line longer than the whole buffer: grow it
@@ -193,6 +195,11 @@ def _blocks_of_lines(path: Path) -> Iterator[tuple[np.ndarray, int]]:
             capacity = buf.size - _PADDING
             read = file.readinto(memoryview(buf)[carried:capacity])
             filled = carried + read
+            if cr_lines is None:
+                cr_lines = lines_end_in_cr(bytes(memoryview(buf)[: min(filled, SNIFF_BYTES)]))
+            if cr_lines:  # rare: only a file with no LF at all pays for this pass
+                fresh = buf[carried:filled]
+                fresh[fresh == _RETURN] = _NEWLINE
             if read == 0:
                 if carried:
                     buf[carried : carried + 8] = 0
