@@ -228,6 +228,25 @@ def test_unicode_whitespace_ids_are_refused_like_in_every_other_loader(
         Run.from_trec(run)
 
 
+def test_a_del_byte_in_an_id_is_a_control_character_in_runs_and_qrels(tmp_path: Path) -> None:
+    # DEL (0x7f) is ASCII but a control character: found by the loader fuzz run, a qrels query id
+    # '\x7f' loaded and then no Run could name it.
+    for name, text, line, field in [
+        ("query.qrels", "q1 0 d1 1\nq\x7f 0 d1 1\n", 2, "query id"),
+        ("doc.qrels", "q1 0 d1 1\nq1 0 d\x7f2 1\n", 2, "doc id"),
+    ]:
+        path = write(tmp_path, text.encode(), name)
+        with pytest.raises(GoldSetError, match=rf"{re.escape(name)}:{line}: {field} .*control"):
+            GoldSet.from_trec_qrels(path)
+    for name, text, field in [
+        ("query.run", "q1 Q0 d1 1 2 r\n\x7f Q0 d1 1 2 r\n", "query id"),
+        ("doc.run", "q1 Q0 d1 1 2 r\nq1 Q0 d\x7f 2 1 r\n", "doc id"),
+    ]:
+        path = write(tmp_path, text.encode(), name)
+        with pytest.raises(RunError, match=rf"{re.escape(name)}:2: {field} .*control"):
+            Run.from_trec(path)
+
+
 def test_qrels_byte_order_mark_is_refused(tmp_path: Path) -> None:
     # Kept, the BOM would silently become part of the first query id (and never match a run).
     path = write(tmp_path, "\ufeffq1 0 d1 1\n", "bom.qrels")

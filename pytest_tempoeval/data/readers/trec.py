@@ -238,9 +238,10 @@ def _check_utf8(
     path: Path,
     error: type[Exception],
 ) -> None:
-    """Doc ids must be UTF-8 and valid ids. Only ``rows`` (lines with a byte >= 0x80, rare) need
-    decoding: an ASCII field has no blank or control byte (the tokeniser splits on or rejects them),
-    but a non-ASCII one can be Unicode whitespace such as U+2028 or U+00A0."""
+    """Doc ids must be UTF-8 and valid ids. Only ``rows`` (lines with a byte >= 0x7f, rare) need
+    decoding: other ASCII fields have no blank or control byte (the tokeniser splits on or rejects
+    them), but DEL is a control byte and a non-ASCII field can be Unicode whitespace such as
+    U+2028 or U+00A0."""
     for row in rows.tolist():
         value = bytes(words_to_ids(words[row : row + 1], width)[0])
         try:
@@ -254,8 +255,9 @@ def _check_utf8(
 def _decode_queries(
     keys: list[bytes], offsets: np.ndarray, lines: np.ndarray, path: Path, error: type[Exception]
 ) -> tuple[str, ...]:
-    """Query ids as text; the non-ASCII ones (rare) are held to the id rules, as in _check_utf8."""
-    if all(key.isascii() for key in keys):
+    """Query ids as text; the non-ASCII ones and those with DEL (rare) are held to the id rules, as
+    in _check_utf8."""
+    if all(key.isascii() and b"\x7f" not in key for key in keys):
         return tuple([key.decode("ascii") for key in keys])
     decoded: list[str] = []
     for key, start in zip(keys, offsets[:-1].tolist()):

@@ -31,7 +31,7 @@ from pytest_tempoeval.errors import located
 # Bytes trec_eval's parser treats as blanks between fields (C isspace).
 _BLANKS = np.zeros(256, dtype=bool)
 _BLANKS[[9, 10, 11, 12, 13, 32]] = True
-_NEWLINE, _SPACE, _TAB, _RETURN = 10, 32, 9, 13
+_NEWLINE, _SPACE, _TAB, _RETURN, _DEL = 10, 32, 9, 13, 0x7F
 _MAX_FIELD_BYTES = (
     4096  # a longer "id" is a broken file (binary data, a missing newline), not an id
 )
@@ -50,7 +50,7 @@ class TrecFields:
     line_numbers: np.ndarray  # 1-based line number of each row, for error messages
     non_ascii_rows: (
         np.ndarray
-    )  # rows whose line has a byte >= 0x80: the only ones UTF-8 checks read
+    )  # rows whose line has a byte >= 0x7f (DEL or non-ASCII): the only ones id checks read
 
     def text(self, field: int) -> np.ndarray:
         """An id field as an ``S`` array."""
@@ -253,7 +253,7 @@ class _Output:
         }
         # a line holds at least two bytes: int32 line numbers fit any file below 4 GiB
         self.lines = _zeros_in_small_pages((capacity,), np.int32 if capacity < 2**30 else np.int64)
-        # Rows whose line has a byte >= 0x80: the only ones UTF-8 checks need to decode.
+        # Rows whose line has a byte >= 0x7f: the only ones the id checks need to decode.
         self.non_ascii_rows: list[np.ndarray] = []
         self.wider: dict[int, list[tuple[slice, np.ndarray]]] = {}
 
@@ -428,8 +428,10 @@ def _write_rows(
             return _Problem(int(lines.numbers[row]), f"{name} {shown!r} is not {valid}")
     out.lines[rows] = lines.numbers + first_line
     non_ascii = np.zeros(0, dtype=np.int64)
-    if buf[:end].max() >= 0x80:  # rare: only then find the rows that need a UTF-8 check
-        high = np.flatnonzero(buf[:end] >= 0x80)
+    # Rare: only then find the rows the id rules must read. DEL (0x7f) is the one control byte
+    # above the blanks, so it goes with the non-ASCII bytes.
+    if buf[:end].max() >= _DEL:
+        high = np.flatnonzero(buf[:end] >= _DEL)
         line_starts = bounds[0][0]
         found_rows = np.searchsorted(line_starts, high, side="right") - 1
         found_rows = found_rows[found_rows >= 0]  # sorted: keep the first of each run of equals
