@@ -253,23 +253,48 @@ def test_same_test_names_in_two_classes_get_two_files_and_a_failed_update_writes
     assert b_file.read_text() == before  # a test that failed halfway does not shrink its baseline
 
 
+@pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_unused_baselines_are_not_reported_for_runs_that_prove_nothing(
-    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
     suite.runpytest(UPDATE).assert_outcomes(passed=2)
     (suite.path / "base" / "test_module" / "test_removed.json").write_text(
         (suite.path / OTHER).read_text()
     )
-    assert "unused baseline" in suite.runpytest().stdout.str()  # a whole run reports the orphan
-    assert "unused baseline" not in suite.runpytest("--collect-only").stdout.str()
+    # a whole run reports the orphan
+    assert "unused baseline" in suite.runpytest(*xdist).stdout.str()
+    assert "unused baseline" not in suite.runpytest(*xdist, "--collect-only").stdout.str()
     monkeypatch.setenv("WORSE", "12")  # both tests fail: -x stops after the first
-    stopped = suite.runpytest("-x")
-    stopped.assert_outcomes(failed=1)
+    stopped = suite.runpytest(*xdist, "-x")
+    assert stopped.ret != pytest.ExitCode.OK
     assert "unused baseline" not in stopped.stdout.str()
     # A failing test's own baseline is not "unused" either: only the orphan is listed.
-    failing = suite.runpytest()
+    failing = suite.runpytest(*xdist)
     failing.assert_outcomes(failed=2)
     failing.stdout.fnmatch_lines(["1 unused baseline*", "  base/test_module/test_removed.json"])
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_test_that_failed_to_collect_leaves_its_baseline_unjudged(
+    suite: pytest.Pytester, xdist: list[str]
+) -> None:
+    """TestOther cannot be collected (its parametrization is broken): the rest of its module runs
+    (--continue-on-collection-errors), but its baseline is not called unused, nor is any other."""
+    tests = TESTS + (
+        "\n@pytest.mark.tempoeval(gold='gold.yaml')\nclass TestOther:\n"
+        "    @pytest.mark.parametrize('x', [1], ids=IDS)\n"
+        "    def test_x(self, tempoeval_gold, tempoeval_baseline, x):\n"
+        "        tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=2))\n"
+    )
+    suite.makepyfile(test_module=tests.replace("import os", "import os\nIDS = ['a']"))
+    suite.runpytest(UPDATE).assert_outcomes(passed=3)
+    assert (suite.path / "base/test_module/TestOther.test_x[a].json").is_file()
+    suite.makepyfile(test_module=tests.replace("import os", "import os\nIDS = ['a', 'b']"))
+    result = suite.runpytest(*xdist, "--continue-on-collection-errors", "--tempoeval-report=r.json")
+    outcomes = result.parseoutcomes()  # under xdist, each worker reports the collection error
+    assert outcomes["passed"] == 2 and outcomes["errors"] >= 1
+    assert "unused baseline" not in result.stdout.str()
+    assert json.loads((suite.path / "r.json").read_text())["unused_baselines"] == []
 
 
 @pytest.mark.parametrize("value", ["inf", "-0.1", "lots"])
