@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_NAMED
+from pytest_tempoeval.data.readers.structured import Source, strict_json
 from pytest_tempoeval.errors import BaselineError, BaselineRegression
 from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
 from pytest_tempoeval.gate import randomization
@@ -351,11 +352,14 @@ class BaselineStore:
                 f"{self.path}: no baseline for {key} yet. Create it with: {self.update_command}"
             )
         for field_name, what in (
+            ("measure", "measure"),  # name= keys a check by hand: another measure may reuse it
             ("k", "k"),
             ("mode", "mode"),
             ("gold_fingerprint", "gold set"),
             ("judge_model", "judge model"),
         ):
+            if field_name == "measure" and field_name not in stored:
+                continue  # written before measure strings
             if stored.get(field_name) != entry[field_name]:
                 old, new = stored.get(field_name), entry[field_name]
                 shown = (
@@ -414,20 +418,16 @@ class BaselineStore:
             ) from None
         except (OSError, UnicodeDecodeError) as error:
             raise BaselineError(f"{self.path}: cannot read the baseline ({error})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
+        problem = None
+        try:  # a duplicate key, NaN or Infinity is refused with its line, as a JSON run's is
+            data = strict_json(text, Source(self.path, BaselineError))
+        except BaselineError as error:
+            problem = str(error)
+        if problem is not None:  # raised outside the handler: no "during handling..." chain
             raise BaselineError(
-                f"{self.path}:{error.lineno}: the baseline is not valid JSON ({error.msg}). "
-                "It was left as it "
-                f"is: fix it (see git history), or rewrite it with: {self.update_command}"
-            ) from None
-        except (ValueError, RecursionError) as error:  # a 4,301-digit number; 100,000 nested '['
-            raise BaselineError(
-                f"{self.path}: the baseline is not valid JSON "
-                f"({type(error).__name__}: {str(error)[:80]}). It was left as it is: fix it "
-                f"(see git history), or rewrite it with: {self.update_command}"
-            ) from None
+                f"{problem}. The baseline was left as it is: fix it (see git history), or rewrite "
+                f"it with: {self.update_command}"
+            )
         self._stored = _validated(data, self.path, self.update_command)
         owner = self._stored.get("test")
         if self.test_id and owner and owner != self.test_id:
@@ -505,6 +505,18 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
                 raise broken(
                     f"result {key!r}, query {query!r}: score {score!r} is outside "
                     f"[-{_SCORE_BOUND:g}, {_SCORE_BOUND:g}] (metric scores lie between -1 and 1)"
+                )
+        judged = entry.get("judged", {})  # gold mode: Judged@k per query, a share
+        if not isinstance(judged, dict):
+            raise broken(f"result {key!r}: 'judged' is not an object of Judged@k per query")
+        for query, share in judged.items():
+            if (
+                isinstance(share, bool)
+                or not isinstance(share, (int, float))
+                or not 0 <= share <= 1
+            ):
+                raise broken(
+                    f"result {key!r}, query {query!r}: Judged@k {share!r} is not in [0, 1]"
                 )
     return data
 

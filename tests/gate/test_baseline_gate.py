@@ -271,3 +271,77 @@ def test_a_baseline_score_out_of_any_metric_range_is_refused_naming_the_file(
     path.write_text(json.dumps(document))
     with pytest.raises(BaselineError, match=rf"{path}: not a tempoeval baseline: .*query 'q'"):
         BaselineStore(path, update=False).read()
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "problem"),
+    [
+        ('{"version": 1,\n"version": 1, "results": {}}', 2, "duplicate key 'version'"),
+        (
+            '{"version": 1, "results": {"nDCG@10": {"per_query":\n'
+            '{"q1": 0.5,\n"q2": 0.5,\n"q1": 0.0}}}}',
+            4,
+            "duplicate key 'q1' (first at line 2)",
+        ),
+        ('{"version": 1, "results": {"nDCG@10": {"per_query":\n{"q1": NaN}}}}', 2, "NaN is not"),
+        ("", 1, "the file is empty"),
+    ],
+    ids=["top-level", "per-query", "nan", "empty"],
+)
+def test_a_baseline_json_python_would_read_silently_is_refused_at_its_line(
+    tmp_path, text: str, line: int, problem: str
+) -> None:
+    """json.loads keeps the last of two equal keys and reads NaN: either could make a regression
+    pass. Both are errors naming the file, the line and the key, with what to do."""
+    import re
+
+    from pytest_tempoeval import BaselineError
+    from pytest_tempoeval.gate.baselines import BaselineStore
+
+    path = tmp_path / "b.json"
+    path.write_text(text)
+    with pytest.raises(BaselineError) as error:
+        BaselineStore(path, update=False, test_id="t.py::t").read()
+    assert str(error.value).startswith(f"{path}:{line}: {problem}")
+    assert re.search(
+        r"The baseline was left as it is: fix it \(see git history\), or rewrite it with: "
+        r"pytest 't.py::t' --tempoeval-update-baseline$",
+        str(error.value),
+    )
+
+
+def test_another_measure_checked_under_the_same_name_asks_for_a_re_baseline(tmp_path) -> None:
+    """name= keys a check by hand, so it can outlive its measure: T-P@10 was compared with the
+    T-nDCG@10 baseline (same k and mode), and a drop to 0.4 passed as "improved" from 0.3."""
+    from pytest_tempoeval import BaselineError, BaselineStore, MetricResult
+
+    writer = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
+    writer.check(result_for([0.3] * 12), name="main")
+    assert writer.finish()
+    precision = MetricResult("temporal_precision", 10, "llm", scores([0.4] * 12))
+    reader = BaselineStore(tmp_path / "b.json", update=False, test_id="t.py::t")
+    with pytest.raises(
+        BaselineError,
+        match=(
+            r"b.json: re-baseline: the measure changed since the baseline of main "
+            r"\(temporal_ndcg@10 -> temporal_precision@10\); scores are not comparable"
+        ),
+    ):
+        reader.check(precision, name="main")
+
+
+@pytest.mark.parametrize("share", ["1e999", "-0.5", "2", '"all"'])
+def test_a_judged_share_outside_0_1_is_refused_naming_the_query(tmp_path, share: str) -> None:
+    from pytest_tempoeval import BaselineError
+    from pytest_tempoeval.gate.baselines import BaselineStore
+
+    path = tmp_path / "b.json"
+    path.write_text(
+        '{"version": 1, "results": {"nDCG@10": {"per_query": {"q": 0.5}, "judged": {"q": '
+        + share
+        + "}}}}"
+    )
+    with pytest.raises(
+        BaselineError, match=rf"{path}: not a tempoeval baseline: result 'nDCG@10', query 'q': "
+    ):
+        BaselineStore(path, update=False).read()

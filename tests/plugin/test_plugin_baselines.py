@@ -167,7 +167,7 @@ def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(
     result.stdout.fnmatch_lines(
         [
             (
-                "*test_gate.json:3: the baseline is not valid JSON*It was left as it is"
+                "*test_gate.json:3: invalid JSON*The baseline was left as it is"
                 "*--tempoeval-update-baseline*"
             )
         ]
@@ -175,6 +175,32 @@ def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(
     assert corrupt.read_text() == '{\n  "version": 1,\n  "results": {oops}\n}\n'
     suite.runpytest(*xdist, "-k", "test_gate", UPDATE).assert_outcomes(passed=1)
     assert json.loads(corrupt.read_text())["results"]["nDCG@2"]["score"] == 1.0
+
+
+def test_a_hand_edited_baseline_with_a_duplicated_key_is_refused_not_read_last_wins(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second "nDCG@2" holds 0.0 everywhere: read last-wins, a real regression (8 of 12
+    queries worse, p = 1/256) passed as "baseline can be raised"."""
+    suite.runpytest(UPDATE, "-k", "test_gate").assert_outcomes(passed=1)
+    stored = json.loads((suite.path / GATE).read_text())
+    entry = stored["results"]["nDCG@2"]
+    zeros = entry | {"per_query": dict.fromkeys(entry["per_query"], 0.0), "score": 0.0}
+    (suite.path / GATE).write_text(
+        f'{{"version": 1, "test": "{stored["test"]}", "results": {{\n'
+        f'"nDCG@2": {json.dumps(entry)},\n"nDCG@2": {json.dumps(zeros)}\n}}}}\n'
+    )
+    monkeypatch.setenv("WORSE", "8")
+    result = suite.runpytest("-k", "test_gate")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*test_gate.json:3: duplicate key 'nDCG@2' (first at line 2). The baseline was left "
+            "as it is: fix it (see git history), or rewrite it with: pytest "
+            "'test_module.py::test_gate' --tempoeval-update-baseline*"
+        ]
+    )
+    assert "baseline can be raised" not in result.stdout.str()
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
