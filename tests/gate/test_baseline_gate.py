@@ -278,8 +278,10 @@ def test_a_baseline_score_out_of_any_metric_range_is_refused_naming_the_file(
     [
         ('{"version": 1,\n"version": 1, "results": {}}', 2, "duplicate key 'version'"),
         (
-            '{"version": 1, "results": {"nDCG@10": {"per_query":\n'
-            '{"q1": 0.5,\n"q2": 0.5,\n"q1": 0.0}}}}',
+            (
+                '{"version": 1, "results": {"nDCG@10": {"per_query":\n'
+                '{"q1": 0.5,\n"q2": 0.5,\n"q1": 0.0}}}}'
+            ),
             4,
             "duplicate key 'q1' (first at line 2)",
         ),

@@ -124,7 +124,7 @@ def test_an_improvement_passes_and_says_the_baseline_can_be_raised(
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
+def test_a_changed_k_or_gold_set_asks_for_a_re_baseline_of_what_changed(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
     suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
@@ -140,9 +140,29 @@ def test_a_changed_gold_set_or_k_asks_for_a_re_baseline(
         ]
     )
     monkeypatch.delenv("K")
+    # nDCG reads judgments, no document text: a text edit changes nothing it compares.
     (suite.path / "gold.yaml").write_text(
         GOLD.replace("Report of 2003.", "Report of the year 2003.")
     )
+    result = suite.runpytest(*xdist)
+    result.assert_outcomes(passed=2)
+    assert "changed in the gold set" not in result.stdout.str()
+    # q03's judgment changed: the 11 other queries are compared, q03 is named, never compared.
+    (suite.path / "gold.yaml").write_text(GOLD.replace("relevant: {d3: 3}", "relevant: {d3: 2}"))
+    result = suite.runpytest(*xdist, "-W", "always", "--tempoeval-report=r.json")
+    result.assert_outcomes(passed=2)
+    note = (
+        "1 query changed in the gold set since the baseline, not compared: q03; re-baseline "
+        "with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline"
+    )
+    assert f"BaselineWarning: test_module.py::test_gate: nDCG@2: {note}" in result.stdout.str()
+    rows = json.loads((suite.path / "r.json").read_text())["checks"]
+    assert rows[0]["note"] == note
+    # A baseline written before per-query hashes voids the check on any change, as it did.
+    for path in (suite.path / "base").glob("**/*.json"):
+        data = json.loads(path.read_text())
+        del data["results"]["nDCG@2"]["query_fingerprints"]
+        path.write_text(json.dumps(data))
     result = suite.runpytest(*xdist)
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
@@ -195,9 +215,11 @@ def test_a_hand_edited_baseline_with_a_duplicated_key_is_refused_not_read_last_w
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*test_gate.json:3: duplicate key 'nDCG@2' (first at line 2). The baseline was left "
-            "as it is: fix it (see git history), or rewrite it with: pytest "
-            "'test_module.py::test_gate' --tempoeval-update-baseline*"
+            (
+                "*test_gate.json:3: duplicate key 'nDCG@2' (first at line 2). The baseline was "
+                "left as it is: fix it (see git history), or rewrite it with: pytest "
+                "'test_module.py::test_gate' --tempoeval-update-baseline*"
+            )
         ]
     )
     assert "baseline can be raised" not in result.stdout.str()

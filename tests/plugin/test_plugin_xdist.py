@@ -26,8 +26,8 @@ def test_workers_checks_are_counted_once(pytester: pytest.Pytester) -> None:
 
 
 # -- a worker killed mid-session -------------------------------------------------------------------
-# test_crashing.py: two baseline checks that regress on every query (WORSE=12: p = 1/4096 each), then
-# a test that kills its own worker (CRASH=1). test_stable.py: six checks that hold.
+# test_crashing.py: two baseline checks that regress on every query (WORSE=12: p = 1/4096 each),
+# then a test that kills its own worker (CRASH=1). test_stable.py: six checks that hold.
 CRASHING = """
 import os
 import signal
