@@ -84,6 +84,7 @@ def test_a_killed_worker_loses_only_the_test_it_was_running(
         "tempoeval_gate_correction=holm",
         "--tempoeval-report=report.json",
         "--tempoeval-markdown=report.md",
+        "--tempoeval-html=report.html",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     output = result.stdout.str()
@@ -102,3 +103,8 @@ def test_a_killed_worker_loses_only_the_test_it_was_running(
     assert report["failed"] == 3  # two checks, and a test whose checks are missing
     assert report["unused_baselines"] == []
     assert f"{crashed}test_crashing.py::test_crash" in (suite.path / "report.md").read_text()
+    html = (suite.path / "report.html").read_text()
+    assert (
+        f'<span class="FAIL">8 metric checks, 2 failed; {crashed}test_crashing.py::test_crash'
+        in html
+    )
