@@ -25,6 +25,7 @@ _ERRORS = (
     "JudgeDryRun",
     "BaselineError",
     "BaselineRegression",
+    "BaselineWarning",
     "GoldSetWarning",
     "RunWarning",
 )

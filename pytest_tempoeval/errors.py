@@ -80,6 +80,13 @@ class BaselineRegression(AssertionError):
     """The gate: a result dropped below its baseline (beyond max_drop, and significantly)."""
 
 
+class BaselineWarning(UserWarning):
+    """A baseline check that compared fewer queries than its baseline holds: queries of the gold
+    set changed (in what the measure reads), were added or removed since the baseline was written.
+    They are named; re-baseline to compare them again. Turn it into an error with
+    ``-W error::pytest_tempoeval.BaselineWarning``."""
+
+
 class GoldSetWarning(UserWarning):
     """A gold set that loads but probably does not say what its author meant: a judged document
     that the declared documents lack (a typo there lowers every score, silently). Turn it into an
@@ -108,6 +115,7 @@ for _error in (
     JudgeDryRun,
     BaselineError,
     BaselineRegression,
+    BaselineWarning,
     GoldSetWarning,
     RunWarning,
 ):

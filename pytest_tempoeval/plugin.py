@@ -22,7 +22,13 @@ from pytest_tempoeval.files import module_key
 from pytest_tempoeval.gate.randomization import CORRECTIONS
 from pytest_tempoeval.metrics.checks import active_recorders, policy
 from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES
-from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession
+from pytest_tempoeval.session import (
+    REPORT_ATTRIBUTE,
+    WORKER_OUTPUT_KEY,
+    TempoEvalSession,
+    TestNotes,
+    add_counters,
+)
 
 if TYPE_CHECKING:
     from pytest_tempoeval.data.goldset import GoldSet
@@ -35,6 +41,7 @@ CALL_FAILED = pytest.StashKey[bool]()
 # The test stopped on something other than a failed assertion: its judging may be unfinished.
 JUDGING_INTERRUPTED = pytest.StashKey[bool]()
 BASELINES = pytest.StashKey["BaselineStore"]()
+NOTES = pytest.StashKey[TestNotes]()  # what the test adds to the session, until a report takes it
 RECORD_MODES = ("none", "once", "new_episodes", "all")  # vcrpy's
 BUDGET_FILE = "tempoeval_judge_budget_file"
 
@@ -182,7 +189,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"ini tempoeval_judge_prompt_style must be one of {', '.join(PROMPT_STYLES)}, "
             f"got {state.judge_prompt_style!r}"
         )
-    config.pluginmanager.register(_PassedTests(state), "tempoeval-passed-tests")
+    config.pluginmanager.register(_Reports(state), "tempoeval-reports")
 
 
 def _judge_budget(config: pytest.Config) -> Any:
@@ -285,7 +292,7 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     # Runs for every test of every suite that has the plugin installed: kept to a push and a pop.
-    recorder, rows = item.config.stash[SESSION].recorder_for(item.nodeid)
+    recorder, rows = TempoEvalSession.recorder_for(item.nodeid)
     active_recorders.append(recorder)
     try:
         outcome = yield
@@ -309,11 +316,33 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
             raise
     finally:
         active_recorders.pop()
-        if rows:  # JUnit XML properties
+        if rows:  # on this test's report; and JUnit XML properties
             from pytest_tempoeval.reports.junit import junit_property
 
+            _notes(item).checks.extend(rows)
             item.user_properties.extend(junit_property(row) for row in rows)
     pytest.skip(dry_run)
+
+
+def _notes(item: pytest.Item) -> TestNotes:
+    notes = item.stash.get(NOTES, None)
+    if notes is None:
+        notes = item.stash[NOTES] = TestNotes()
+    return notes
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Each phase's report carries what the test added to the session since the last one (checks
+    after the call, judge counters and the checked baseline after teardown): xdist sends reports to
+    the controller as they are made, so a crashed worker loses only the running test."""
+    report = yield
+    notes = item.stash.get(NOTES, None)
+    if notes is not None and (payload := notes.take()):
+        setattr(report, REPORT_ATTRIBUTE, payload)
+    return report
 
 
 def pytest_assertrepr_compare(
@@ -328,8 +357,10 @@ def pytest_assertrepr_compare(
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash[SESSION]
+    # A crash is named even when no check reached the controller, in a project that has baselines.
+    crashed = state.crashed if state.rows or state.selected_baselines else []
     if hasattr(config, "workerinput") or not (
-        state.rows or state.judged or state.unused or state.report_problems
+        state.rows or state.judged or state.unused or state.report_problems or crashed
     ):
         return
     from pytest_tempoeval.reports.text import gate_lines, judge_line, terminal_lines, unused_lines
@@ -337,7 +368,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     judging = judge_line(state.judge_stats, state.judge_prices)
     rows, unused = state.sorted_rows(), state.unused
     terminalreporter.section("tempoeval")
-    for line in terminal_lines(rows) if rows else []:
+    for line in terminal_lines(rows, crashed) if rows or crashed else []:
         terminalreporter.write_line(line)
     if judging:
         terminalreporter.write_line(judging)
@@ -360,16 +391,20 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         sys.stderr.write(f"ERROR: {state.usage_error}\n")
         session.exitstatus = pytest.ExitCode.USAGE_ERROR
         return
+    # Every selected test ran to its end: not stopped (-x, --maxfail, interrupt), not only
+    # collected, no collector failed, no xdist worker went down under a test.
     state.complete = (
         exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
         and not session.shouldstop
         and not session.shouldfail
         and not config.option.collectonly
+        and not state.collection_failed
+        and not state.lost_tests
     )
     if config.getini("tempoeval_gate_correction") == "holm":
         state.gate_failures = state.correct_gate()
-        if state.gate_failures and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if (state.gate_failures or state.crashed) and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED  # checks failed, or may be missing
     if state.complete:  # a partial run proves nothing unused
         directory = _baseline_dir(config)
         shown = Path(config.getini("tempoeval_baseline_dir")).as_posix()
@@ -383,7 +418,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_tempoeval.reports.writer import write_reports
 
         state.report_problems = write_reports(
-            state.sorted_rows(), state.judge_stats, state.judge_prices, state.unused, **paths
+            state.sorted_rows(),
+            state.judge_stats,
+            state.judge_prices,
+            state.unused,
+            crashed=state.crashed,
+            **paths,
         )
 
 
@@ -391,25 +431,42 @@ def _baseline_dir(config: pytest.Config) -> Path:
     return config.rootpath / config.getini("tempoeval_baseline_dir")
 
 
-class _PassedTests:
-    """Notes the tests whose call phase passed, for the unused-baselines report (the report hook
-    gets no config; under xdist it runs on the controller, which sees every worker's reports)."""
+class _Reports:
+    """What the session learns from reports (the report hooks get no config; under xdist they run
+    on the controller, which sees every worker's reports as each test ends): each test's checks,
+    judge counters and checked baseline, the tests whose call phase passed (for the
+    unused-baselines report), failed collectors, and the tests a crashed worker was running."""
 
     def __init__(self, state: TempoEvalSession) -> None:
         self.state = state
 
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        payload = getattr(report, REPORT_ATTRIBUTE, None)
+        if payload:
+            self.state.add_reported(payload)
         if report.when == "call" and report.passed:
             self.state.passed_tests.add(report.nodeid)
 
+    @pytest.hookimpl
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:  # its tests were not selected, yet their baselines may be in use
+            self.state.collection_failed = True
 
-@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: unknown when xdist is not installed
-def pytest_testnodedown(node: Any, error: Any) -> None:
-    """On the controller: a worker's checks, judge stats and baseline notes join the session's."""
-    payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
-    if payload:
-        node.config.stash[SESSION].merge_worker_output(payload)
+    @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hooks, from here on
+    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
+        """A worker died running ``crashitem``: the checks it made are lost (xdist fails it)."""
+        self.state.crashed.append(crashitem)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """On the controller: what a worker's collection found joins the session's; a worker that
+        went down before its end (``error``) leaves the session incomplete."""
+        if error is not None:
+            self.state.workers_lost += 1
+        payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
+        if payload:
+            self.state.merge_worker_output(payload)
 
 
 # -- fixtures --------------------------------------------------------------------------------------
@@ -482,7 +539,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         prompt_style=state.judge_prompt_style,
     )
     yield judge
-    state.add_judge_stats(judge.model, judge.stats)
+    add_counters(_notes(request.node).judge, judge.model, judge.stats)
     # Only if something was recorded; kept even when the test failed. A re-recording (all) that
     # was interrupted keeps the old answers it did not ask again.
     cassette.save(complete=not request.node.stash.get(JUDGING_INTERRUPTED, False))
@@ -519,7 +576,7 @@ def tempoeval_judge_for(
 
     yield make
     for judge in judges:
-        state.add_judge_stats(judge.model, judge.stats)
+        add_counters(_notes(request.node).judge, judge.model, judge.stats)
         judge.save(complete=not request.node.stash.get(JUDGING_INTERRUPTED, False))
 
 
@@ -535,7 +592,6 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
     from pytest_tempoeval.metrics.checks import Check, record
 
     config = request.config
-    state = config.stash[SESSION]
     max_drop = config.getini("tempoeval_max_drop")
     try:
         default_drop = float(max_drop)
@@ -576,7 +632,7 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
     request.node.stash[BASELINES] = store  # regressions fail the test when its body has ended
     yield store
     if store.checked:
-        state.checked_baselines.add(store.path.relative_to(directory).as_posix())
+        _notes(request.node).baselines.append(store.path.relative_to(directory).as_posix())
     if request.node.stash.get(CALL_FAILED, False):
         if store.update and store.checked:  # a half-run test must not shrink the file
             warnings.warn(

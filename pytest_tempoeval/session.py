@@ -1,8 +1,12 @@
 """Session state: every metric check made by the tests, in one object (syrupy-style).
 
-Under pytest-xdist each worker keeps its own rows and hands them to the controller at the end
-(``workeroutput``), which merges them; reports are written once, by the controller, from rows sorted
-by test id, so ``-n 0`` and ``-n 2`` produce the same output.
+What a test adds to the session (its checks, its judges' counters, the baseline file it checked)
+travels on the test's own reports (:class:`TestNotes`): the session takes it from every report it
+sees, and under pytest-xdist the controller sees each worker's reports as each test ends. A worker
+that crashes loses only the test it was running; the controller names that test. What only
+collection knows (the selected tests' baseline files) comes from the workers at their end
+(``workeroutput``), and any worker's is the whole of it. Reports are written once, by the
+controller, from rows sorted by test id, so ``-n 0`` and ``-n 2`` produce the same output.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from pytest_tempoeval.metrics.checks import Check, Recorder
 from pytest_tempoeval.metrics.explain import score_notes
 
 WORKER_OUTPUT_KEY = "tempoeval"
-_BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
+REPORT_ATTRIBUTE = "tempoeval_notes"  # a test report's TestNotes, as JSON (xdist sends it along)
+_COLLECTION_SETS = ("selected_baselines", "partial_modules")
 JUDGE_COUNTERS = tuple(counter.name for counter in fields(JudgeStats))
 
 
@@ -116,6 +121,42 @@ def _worst_explained(result: Any) -> list[dict[str, Any]]:
     return worst
 
 
+def add_counters(
+    totals: dict[str, dict[str, int]], model: str, stats: Any
+) -> dict[str, dict[str, int]]:
+    """Add one judge's counters (a JudgeStats or its dict) to ``totals``, by model."""
+    counters = totals.setdefault(model, dict.fromkeys(JUDGE_COUNTERS, 0))
+    for counter in JUDGE_COUNTERS:
+        counters[counter] += stats[counter] if isinstance(stats, dict) else getattr(stats, counter)
+    return totals
+
+
+@dataclass
+class TestNotes:
+    """What one test adds to the session, kept until its next report carries it (as JSON: plain
+    data that xdist sends to the controller as the test ends)."""
+
+    __test__ = False  # not a test class, whatever its name says
+
+    checks: list[CheckRow] = field(default_factory=list)
+    judge: dict[str, dict[str, int]] = field(default_factory=dict)
+    baselines: list[str] = field(default_factory=list)  # checked, "module/test.json"
+
+    def take(self) -> str | None:
+        """The notes not yet reported, as JSON (None: nothing new); then they are cleared."""
+        if not (self.checks or self.judge or self.baselines):
+            return None
+        payload = json.dumps(
+            {
+                "checks": [row.to_dict() for row in self.checks],
+                "judge": self.judge,
+                "baselines": self.baselines,
+            }
+        )
+        self.checks, self.judge, self.baselines = [], {}, []
+        return payload
+
+
 class TempoEvalSession:
     """All checks of this pytest session (of this worker, under xdist)."""
 
@@ -142,17 +183,35 @@ class TempoEvalSession:
         # A usage error found by an xdist worker, for the controller to report (exit 4).
         self.usage_error: str | None = None
         self.report_problems: list[str] = []  # reports that could not be written, one line each
+        # xdist (on the controller): the tests whose worker crashed under them, whose checks may be
+        # missing; how many workers went down before their end; a failed collection.
+        self.crashed: list[str] = []
+        self.workers_lost = 0
+        self.collection_failed = False
 
-    def recorder_for(self, test: str) -> tuple[Recorder, list[CheckRow]]:
-        """A recorder that turns the checks made by ``test`` into rows (also returned)."""
+    @staticmethod
+    def recorder_for(test: str) -> tuple[Recorder, list[CheckRow]]:
+        """A recorder that turns the checks made by ``test`` into rows (returned). They reach the
+        session on the test's report (:meth:`add_reported`)."""
         rows: list[CheckRow] = []
 
         def record(check: Check) -> None:
-            row = CheckRow.from_check(test, len(rows), check)
-            rows.append(row)
-            self.rows.append(row)
+            rows.append(CheckRow.from_check(test, len(rows), check))
 
         return record, rows
+
+    def add_reported(self, payload: str) -> None:
+        """Add what a test report carries (:meth:`TestNotes.take`)."""
+        data = json.loads(payload)
+        self.rows.extend(CheckRow.from_dict(row) for row in data["checks"])
+        for model, counters in data["judge"].items():
+            self.add_judge_stats(model, counters)
+        self.checked_baselines.update(data["baselines"])
+
+    @property
+    def lost_tests(self) -> bool:
+        """Whether a worker went down before its end: some tests may not have run to theirs."""
+        return bool(self.crashed or self.workers_lost)
 
     @property
     def judged(self) -> bool:
@@ -160,11 +219,7 @@ class TempoEvalSession:
         return any(any(counters.values()) for counters in self.judge_stats.values())
 
     def add_judge_stats(self, model: str, stats: Any) -> None:
-        counters = self.judge_stats.setdefault(model, dict.fromkeys(JUDGE_COUNTERS, 0))
-        for counter in JUDGE_COUNTERS:
-            counters[counter] += (
-                getattr(stats, counter) if not isinstance(stats, dict) else stats[counter]
-            )
+        add_counters(self.judge_stats, model, stats)
 
     def gold_set(self, raw: str | Path, config: pytest.Config, test_file: Path, test: str) -> Any:
         """The gold set at ``raw`` (from the rootdir, else beside the test file), loaded once per
@@ -222,23 +277,15 @@ class TempoEvalSession:
     # -- xdist ------------------------------------------------------------------------------------
 
     def worker_output(self) -> str:
-        baselines = {name: sorted(getattr(self, name)) for name in _BASELINE_SETS}
-        return json.dumps(
-            {
-                "checks": [row.to_dict() for row in self.rows],
-                "judge": self.judge_stats,
-                "usage_error": self.usage_error,
-            }
-            | baselines
-        )
+        """What a worker hands the controller at its end: what its collection found (checks and
+        the rest came with each test's reports)."""
+        collected = {name: sorted(getattr(self, name)) for name in _COLLECTION_SETS}
+        return json.dumps({"usage_error": self.usage_error} | collected)
 
     def merge_worker_output(self, payload: str) -> None:
         data = json.loads(payload)
         self.usage_error = self.usage_error or data.get("usage_error")
-        self.rows.extend(CheckRow.from_dict(row) for row in data["checks"])
-        for model, counters in data["judge"].items():
-            self.add_judge_stats(model, counters)
-        for name in _BASELINE_SETS:
+        for name in _COLLECTION_SETS:
             getattr(self, name).update(data[name])
 
     # -- baselines --------------------------------------------------------------------------------

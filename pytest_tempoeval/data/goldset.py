@@ -313,6 +313,55 @@ class GoldSet:
             )
         return digest.hexdigest()
 
+    def fingerprints(
+        self, query_fields: tuple[str, ...], document_fields: tuple[str, ...] = ()
+    ) -> tuple[dict[str, str], str]:
+        """What a measure reads of this gold set, hashed: per query id, its ``query_fields``
+        (``relevant``, ``focus_time``, ``text``, ``temporal_focus``); and, in one hash, what every
+        query's score may read: the documents' ``document_fields`` (``focus_time``, ``text``) and
+        the identical-ids rule. A baseline tells from them which queries changed for its measure
+        (short hashes: they notice edits, they guard against no adversary)."""
+        return self.memo(
+            ("fingerprints", query_fields, document_fields),
+            lambda: (
+                {
+                    query.id: _short_hash([query.id, *(_field(query, f) for f in query_fields)])
+                    for query in self.queries.values()
+                },
+                self._documents_hash(document_fields),
+            ),
+        )
+
+    def _documents_hash(self, fields: tuple[str, ...]) -> str:
+        import hashlib  # at first use: not on the import path of every process
+
+        digest = hashlib.sha256(json.dumps([self.ignore_identical_ids, fields]).encode())
+        if fields and isinstance(self.documents, LazyDocuments):  # a corpus, hashed unread
+            digest.update(self.documents.digest().encode())
+        elif fields:
+            for document in sorted(self.documents.values(), key=lambda d: d.id):
+                digest.update(
+                    json.dumps([document.id, *(_field(document, f) for f in fields)]).encode()
+                )
+        return digest.hexdigest()[:_SHORT_HASH]
+
+
+_SHORT_HASH = 16  # hex digits: 64 bits
+
+
+def _field(item: GoldQuery | GoldDocument, name: str) -> Any:
+    """A query's or document's field as JSON data, for hashing."""
+    value = getattr(item, name)
+    if name == "relevant":
+        return sorted(value.items())
+    return _as_json(value) if isinstance(value, FocusTime) else value
+
+
+def _short_hash(data: Any) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:_SHORT_HASH]
+
 
 def _as_json(value: FocusTime | None) -> list[Any] | None:
     return None if value is None else value.to_json()

@@ -22,7 +22,6 @@ computed from a dict, a JSON file or a TREC file of the same run gives the same 
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from numbers import Real
@@ -30,7 +29,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_tempoeval.constants import DEFAULT_K
-from pytest_tempoeval.data.readers.structured import LineDict, Source, json_tree, read_text
+from pytest_tempoeval.data.readers.structured import (
+    LineDict,
+    Source,
+    json_tree,
+    read_text,
+    strict_json,
+)
 from pytest_tempoeval.data.values import (
     PLAIN_ID,
     check_k,
@@ -122,13 +127,7 @@ class Run(Mapping[str, list[str]]):
         """
         path = Path(path)
         text = read_text(path, RunError)
-        try:
-            # Fast path: the C parser. Line numbers are only needed when something is wrong.
-            data: Any = json.loads(
-                text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant
-            )
-        except (ValueError, RecursionError):
-            data = _json_with_lines(path, text)  # raises the error with its line
+        data: Any = strict_json(text, Source(path, RunError))  # errors with their line
         if not isinstance(data, dict):
             raise RunError(
                 located(
@@ -612,17 +611,6 @@ def _check_trec_token(value: str, what: str) -> None:
             "whitespace, so ids and the tag must be non-empty and contain no whitespace or "
             "control characters; rename it, or save the run as JSON"
         )
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    mapping = dict(pairs)
-    if len(mapping) != len(pairs):  # json.loads would silently keep the last one
-        raise ValueError("duplicate key")
-    return mapping
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
 
 
 def _json_with_lines(path: Path, text: str) -> Any:

@@ -17,6 +17,15 @@ Gold-mode entries also store each query's Judged@k. When it fell by more than
 ``JUDGED_DROP_NOTED``, a drop may come from documents nobody judged rather than a worse ranking,
 and the comparison says so.
 
+A changed gold set does not void the baselines on it. Each entry also keeps, per query, a hash of
+what its mode reads of the gold set for that query (gold: the query's judgments; focus_time: its
+focus time; llm: its text and temporal focus), and one hash of what every query reads (focus_time:
+every document's focus time, which the ideal ranking pools; llm: the documents' texts; gold:
+nothing but the identical-ids rule). When the gold set changed, the queries whose part is unchanged
+are compared, and those changed, added or removed are named (in the check's note and a
+:class:`BaselineWarning`); a change to the shared part, or to every query, asks for a re-baseline.
+Files written before these hashes void the check on any change of the gold set, as they did.
+
 With the Holm correction (ini ``tempoeval_gate_correction = holm``) a significant drop does not
 fail its test at once: its status is "pending", and the session decides every pending check
 together at its end (:func:`.randomization.holm_adjusted`).
@@ -32,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_NAMED
-from pytest_tempoeval.errors import BaselineError, BaselineRegression
+from pytest_tempoeval.data.readers.structured import Source, strict_json
+from pytest_tempoeval.errors import BaselineError, BaselineRegression, BaselineWarning, warn
 from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
 from pytest_tempoeval.gate import randomization
 from pytest_tempoeval.metrics.explain import query_lines
@@ -65,6 +75,7 @@ class BaselineComparison:
         default_factory=list
     )  # baseline queries the result no longer counts (scored 0)
     judged_note: str = ""  # "Judged@10 fell from 0.98 to 0.71: ..." (gold mode)
+    gold_note: str = ""  # the queries changed in the gold set since the baseline, not compared
 
     @property
     def delta(self) -> float | None:
@@ -83,7 +94,7 @@ class BaselineComparison:
             "incomplete": "queries left out (fail_on_excluded)",
             "pending": PENDING_NOTE,
         }.get(self.status, "")
-        return "; ".join(filter(None, [verdict, self.judged_note]))
+        return "; ".join(filter(None, [verdict, self.judged_note, self.gold_note]))
 
     def describe(self) -> str:
         """One line: old -> new, the drop allowed and the p-value."""
@@ -101,7 +112,7 @@ class BaselineComparison:
             "drop allowed "
             f"{self.max_drop:g}), {test}, {self.queries} paired queries"
         )
-        return f"{line}\n  {self.judged_note}" if self.judged_note else line
+        return "\n  ".join(filter(None, [line, self.judged_note, self.gold_note]))
 
 
 def compare(
@@ -194,7 +205,58 @@ def entry_for(result: Any) -> dict[str, Any]:
     }
     if result.judged is not None:  # gold mode
         entry["judged"] = dict(sorted(result.judged.items()))
+    fingerprints = result.gold_fingerprints
+    if fingerprints is not None:  # what the mode reads of the gold set, per query and shared
+        entry["query_fingerprints"] = dict(sorted(fingerprints[0].items()))
+        entry["shared_fingerprint"] = fingerprints[1]
     return entry
+
+
+@dataclass(frozen=True)
+class GoldChanges:
+    """The queries of the gold set whose part a measure reads changed since its baseline."""
+
+    changed: list[str]  # in both, changed
+    added: list[str]  # in the gold set now, not in the baseline's
+    removed: list[str]  # in the baseline's gold set, no longer in it
+
+    @classmethod
+    def between(cls, stored: dict[str, Any], entry: dict[str, Any]) -> GoldChanges:
+        old, new = stored["query_fingerprints"], entry["query_fingerprints"]
+        return cls(
+            sorted(query for query in old if query in new and old[query] != new[query]),
+            sorted(query for query in new if query not in old),
+            sorted(query for query in old if query not in new),
+        )
+
+    @property
+    def not_compared(self) -> set[str]:
+        """Baseline queries left out of the comparison: their scores measured something else."""
+        return {*self.changed, *self.removed}
+
+    def describe(self, command: str) -> str:
+        """``3 queries changed in the gold set since the baseline, not compared: q1, q7, q9;
+        re-baseline with: ...``, or "" when nothing it reads changed."""
+        parts = [
+            f"{_counted(queries, 'query', 'queries')} {what}: {_listed(queries)}"
+            for queries, what in (
+                (self.changed, "changed in the gold set since the baseline, not compared"),
+                (self.added, "added to the gold set since the baseline, not compared"),
+                (self.removed, "removed from the gold set since the baseline"),
+            )
+            if queries
+        ]
+        return f"{'; '.join(parts)}; re-baseline with: {command}" if parts else ""
+
+
+def _counted(items: list[str], one: str, many: str) -> str:
+    return f"{len(items)} {one if len(items) == 1 else many}"
+
+
+def _listed(queries: list[str]) -> str:
+    shown = ", ".join(queries[:REGRESSED_LISTED])
+    more = len(queries) - REGRESSED_LISTED
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 class BaselineStore:
@@ -293,12 +355,14 @@ class BaselineStore:
             )
         else:
             stored = self._stored_entry(key, entry, None if name else _legacy_key(result))
+            baseline_scores, gold_note = self._unchanged_scores(key, stored, entry)
             judged = None
             if "judged" in stored and "judged" in entry:
                 judged = (stored["judged"], entry["judged"], judged_measure(result))
             comparison = compare(
-                key, stored["per_query"], entry["per_query"], max_drop, alpha, seed, judged=judged
+                key, baseline_scores, entry["per_query"], max_drop, alpha, seed, judged=judged
             )
+            comparison = replace(comparison, gold_note=gold_note)
         left_out = result.exclusion_failure()
         if left_out and comparison.passed:
             comparison = replace(comparison, status="incomplete")
@@ -324,6 +388,29 @@ class BaselineStore:
             raise BaselineRegression(message)
         self.regressions.append(message)
         return comparison
+
+    def _unchanged_scores(
+        self, key: str, stored: dict[str, Any], entry: dict[str, Any]
+    ) -> tuple[dict[str, float], str]:
+        """The baseline's per-query scores of the queries whose part of the gold set is unchanged,
+        and the note naming the others ("" when the gold set is the baseline's)."""
+        __tracebackhide__ = True  # failures point at the test's line, not here
+        scores = stored["per_query"]
+        if stored.get("gold_fingerprint") == entry["gold_fingerprint"]:
+            return scores, ""
+        changes = GoldChanges.between(stored, entry)  # _stored_entry checked both have them
+        note = changes.describe(self.update_command)
+        kept = {
+            query: score for query, score in scores.items() if query not in changes.not_compared
+        }
+        if not kept:
+            raise BaselineError(
+                f"{self.path}: re-baseline: every query the baseline of {key} scored changed in "
+                f"the gold set ({note})"
+            )
+        if note:
+            warn(BaselineWarning(f"{self.test_id or self.path}: {key}: {note}"))
+        return kept, note
 
     def regression_report(self) -> str:
         """Every failed check of this test, for the failure at its end."""
@@ -351,11 +438,16 @@ class BaselineStore:
                 f"{self.path}: no baseline for {key} yet. Create it with: {self.update_command}"
             )
         for field_name, what in (
+            ("measure", "measure"),  # name= keys a check by hand: another measure may reuse it
             ("k", "k"),
             ("mode", "mode"),
             ("gold_fingerprint", "gold set"),
             ("judge_model", "judge model"),
         ):
+            if field_name == "measure" and field_name not in stored:
+                continue  # written before measure strings
+            if field_name == "gold_fingerprint" and self._per_query(key, stored, entry):
+                continue  # compared query by query
             if stored.get(field_name) != entry[field_name]:
                 old, new = stored.get(field_name), entry[field_name]
                 shown = (
@@ -370,6 +462,24 @@ class BaselineStore:
                     f"run: {self.update_command}"
                 )
         return stored
+
+    def _per_query(self, key: str, stored: dict[str, Any], entry: dict[str, Any]) -> bool:
+        """Whether a changed gold set can be compared query by query: the baseline has per-query
+        hashes (files written before them have not) and what every query reads is unchanged."""
+        __tracebackhide__ = True  # failures point at the test's line, not here
+        if "query_fingerprints" not in stored or "query_fingerprints" not in entry:
+            return False
+        if stored.get("shared_fingerprint") != entry["shared_fingerprint"]:
+            shared = {
+                "focus_time": "the documents' focus times, which every query's ideal ranking reads",
+                "llm": "the documents' texts, which the judge reads",
+            }.get(entry["mode"], "how the gold set matches documents")
+            raise BaselineError(
+                f"{self.path}: re-baseline: what every query of {key} reads changed in the gold "
+                f"set since the baseline ({shared}); scores are not comparable. If the change is "
+                f"intended, run: {self.update_command}"
+            )
+        return True
 
     def _regression_message(self, comparison: BaselineComparison, result: Any) -> str:
         what = "regression" if comparison.status in ("regressed", "pending") else "failed check"
@@ -414,20 +524,16 @@ class BaselineStore:
             ) from None
         except (OSError, UnicodeDecodeError) as error:
             raise BaselineError(f"{self.path}: cannot read the baseline ({error})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
+        problem = None
+        try:  # a duplicate key, NaN or Infinity is refused with its line, as a JSON run's is
+            data = strict_json(text, Source(self.path, BaselineError))
+        except BaselineError as error:
+            problem = str(error)
+        if problem is not None:  # raised outside the handler: no "during handling..." chain
             raise BaselineError(
-                f"{self.path}:{error.lineno}: the baseline is not valid JSON ({error.msg}). "
-                "It was left as it "
-                f"is: fix it (see git history), or rewrite it with: {self.update_command}"
-            ) from None
-        except (ValueError, RecursionError) as error:  # a 4,301-digit number; 100,000 nested '['
-            raise BaselineError(
-                f"{self.path}: the baseline is not valid JSON "
-                f"({type(error).__name__}: {str(error)[:80]}). It was left as it is: fix it "
-                f"(see git history), or rewrite it with: {self.update_command}"
-            ) from None
+                f"{problem}. The baseline was left as it is: fix it (see git history), or rewrite "
+                f"it with: {self.update_command}"
+            )
         self._stored = _validated(data, self.path, self.update_command)
         owner = self._stored.get("test")
         if self.test_id and owner and owner != self.test_id:
@@ -505,6 +611,23 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
                 raise broken(
                     f"result {key!r}, query {query!r}: score {score!r} is outside "
                     f"[-{_SCORE_BOUND:g}, {_SCORE_BOUND:g}] (metric scores lie between -1 and 1)"
+                )
+        hashes = entry.get("query_fingerprints", {})
+        if not isinstance(hashes, dict) or not all(isinstance(h, str) for h in hashes.values()):
+            raise broken(f"result {key!r}: 'query_fingerprints' is not an object of strings")
+        if not isinstance(entry.get("shared_fingerprint", ""), str):
+            raise broken(f"result {key!r}: 'shared_fingerprint' is not a string")
+        judged = entry.get("judged", {})  # gold mode: Judged@k per query, a share
+        if not isinstance(judged, dict):
+            raise broken(f"result {key!r}: 'judged' is not an object of Judged@k per query")
+        for query, share in judged.items():
+            if (
+                isinstance(share, bool)
+                or not isinstance(share, (int, float))
+                or not 0 <= share <= 1
+            ):
+                raise broken(
+                    f"result {key!r}, query {query!r}: Judged@k {share!r} is not in [0, 1]"
                 )
     return data
 

@@ -54,6 +54,17 @@ NO_RELEVANT_REASON = {
     "llm": NOTHING_JUDGED_RELEVANT,
 }
 
+# What each mode reads of the gold set (GoldSet.fingerprints): of each query, and of the documents,
+# which any query's score may read. In focus_time mode the ideal ranking pools every document's
+# focus time, so a document's edit changes every query; in llm mode the judge reads the query's
+# text (and, for verdicts, its temporal focus) and the text of any document it is shown. Baselines
+# compare the queries whose part is unchanged.
+GOLD_READS = {
+    "gold": (("relevant",), ()),
+    "focus_time": (("focus_time",), ("focus_time",)),
+    "llm": (("text", "temporal_focus"), ("text",)),
+}
+
 # (query position, how many, binary) -> the best documents known for the query, best first, ties
 # by id: (doc id, relevance), or (doc id, 1.0) for the documents a binary metric counts relevant.
 IdealDocuments = Callable[[int, int, bool], list[tuple[str, float]]]

@@ -140,6 +140,16 @@ class MetricResult(float):
         return None if gold is None else gold.fingerprint
 
     @property
+    def gold_fingerprints(self) -> tuple[dict[str, str], str] | None:
+        """What this result's mode reads of the gold set, hashed per query and for what every
+        query shares (:meth:`GoldSet.fingerprints`); None without a gold set, or for a result whose
+        reads are not known query by query (judge agreement)."""
+        from pytest_tempoeval.metrics.relevance import GOLD_READS
+
+        gold, reads = self._details.gold, GOLD_READS.get(self.mode)
+        return None if gold is None or reads is None else gold.fingerprints(*reads)
+
+    @property
     def median(self) -> float:
         import statistics  # at first use: 1.6 ms of imports (fractions, decimal) otherwise
 

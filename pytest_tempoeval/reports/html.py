@@ -38,14 +38,19 @@ svg .regressed { fill: #d1242f; } svg .drop { stroke: #d1242f; stroke-width: 1; 
 """
 
 
-def render(rows: Sequence[CheckRow], judging: str | None = None, unused: Sequence[str] = ()) -> str:
-    verdict = "FAIL" if any(not row.passed for row in rows) else "pass"
+def render(
+    rows: Sequence[CheckRow],
+    judging: str | None = None,
+    unused: Sequence[str] = (),
+    crashed: Sequence[str] = (),
+) -> str:
+    verdict = "FAIL" if crashed or any(not row.passed for row in rows) else "pass"
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>',
         "<title>tempoeval report</title>",
         f"<style>{STYLE}</style></head><body>",
         "<h1>tempoeval</h1>",
-        f'<p><span class="{verdict}">{escape(checks_line(rows))}</span>.'
+        f'<p><span class="{verdict}">{escape(checks_line(rows, crashed))}</span>.'
         + (f" {escape(judging)}." if judging else "")
         + "</p>",
         _summary_table(rows),

@@ -19,12 +19,17 @@ def write(
     judge: Mapping[str, Mapping[str, int]],
     prices: Mapping[str, tuple[float, float]],
     unused: Sequence[str],
+    crashed: Sequence[str] = (),
 ) -> None:
+    """``failed`` counts the failed checks and each test whose xdist worker crashed under it
+    (``crashed_tests``): its checks are missing, so a script reading ``failed == 0`` never passes
+    a session that lost some."""
     checks = [row.to_dict() for row in rows]
     document = {
         "version": FORMAT_VERSION,
         "checks": checks,
-        "failed": sum(not check["passed"] for check in checks),
+        "failed": sum(not check["passed"] for check in checks) + len(crashed),
+        "crashed_tests": list(crashed),
         "judge": judge_totals(judge, prices) | {"models": {m: dict(c) for m, c in judge.items()}},
         "unused_baselines": list(unused),
     }

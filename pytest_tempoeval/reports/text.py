@@ -60,10 +60,18 @@ def table_rows(rows: Sequence[CheckRow]) -> list[tuple[str, ...]]:
     return out
 
 
-def checks_line(rows: Sequence[CheckRow]) -> str:
-    """``N metric checks, M failed``: the verdict line of every report."""
+def checks_line(rows: Sequence[CheckRow], crashed: Sequence[str] = ()) -> str:
+    """``N metric checks, M failed``: the verdict line of every report, naming the tests whose
+    xdist worker crashed under them (their checks never reached the session)."""
     failed = sum(not row.passed for row in rows)
-    return f"{len(rows)} metric checks, {failed} failed"
+    line = f"{len(rows)} metric checks, {failed} failed"
+    if crashed:
+        plural = "s" if len(crashed) != 1 else ""
+        line += (
+            f"; the checks of {len(crashed)} test{plural} whose xdist worker crashed may be "
+            f"missing (the session fails): {', '.join(crashed)}"
+        )
+    return line
 
 
 def judge_totals(
@@ -145,15 +153,15 @@ def _cost(totals: Mapping[str, Any], key: str, word: str) -> str:
     return text
 
 
-def terminal_lines(rows: Sequence[CheckRow]) -> list[str]:
-    """A fixed-width table, one line per check, then the count line."""
+def terminal_lines(rows: Sequence[CheckRow], crashed: Sequence[str] = ()) -> list[str]:
+    """A fixed-width table, one line per check (none without checks), then the count line."""
     body = table_rows(rows)
     widths = [max(len(cell) for cell in column) for column in zip(COLUMNS, *body)]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip()
-        for line in [COLUMNS, *body]
+        for line in ([COLUMNS, *body] if rows else [])
     ]
-    lines.append(checks_line(rows))
+    lines.append(checks_line(rows, crashed))
     return lines
 
 
@@ -183,12 +191,15 @@ def gate_lines(failed: Sequence[Any]) -> list[str]:
 
 
 def markdown(
-    rows: Sequence[CheckRow], judging: str | None = None, unused: Sequence[str] = ()
+    rows: Sequence[CheckRow],
+    judging: str | None = None,
+    unused: Sequence[str] = (),
+    crashed: Sequence[str] = (),
 ) -> str:
     lines = [
         "## tempoeval",
         "",
-        f"{checks_line(rows)}." + (f" {judging}." if judging else ""),
+        f"{checks_line(rows, crashed)}." + (f" {judging}." if judging else ""),
         "",
         "| " + " | ".join(COLUMNS) + " |",
         "|" + "---|" * len(COLUMNS),

@@ -16,12 +16,15 @@ def write_reports(
     prices: Mapping[str, tuple[float, float]],
     unused: Sequence[str],
     *,
+    crashed: Sequence[str] = (),
     json_path: str | None,
     html_path: str | None,
     markdown_path: str | None,
 ) -> list[str]:
     """The JSON, HTML and markdown reports that have a path; the markdown one is also appended to
     ``$GITHUB_STEP_SUMMARY`` when that is set.
+
+    ``crashed``: the tests whose xdist worker crashed under them; their checks may be missing.
 
     Each report is written or fails on its own: the returned lines say which could not be written
     and why, one line each, and the others are written all the same. Text a file cannot encode
@@ -44,7 +47,7 @@ def write_reports(
         attempt(
             "JSON",
             json_path,
-            lambda: json_report.write(Path(json_path), rows, judge, prices, unused),
+            lambda: json_report.write(Path(json_path), rows, judge, prices, unused, crashed),
         )
     if html_path:
         from pytest_tempoeval.reports.html import render
@@ -52,12 +55,14 @@ def write_reports(
         attempt(
             "HTML",
             html_path,
-            lambda: write_atomically(Path(html_path), render(rows, judging, unused), _ESCAPED),
+            lambda: write_atomically(
+                Path(html_path), render(rows, judging, unused, crashed), _ESCAPED
+            ),
         )
     if markdown_path:
         from pytest_tempoeval.reports.text import markdown
 
-        text = markdown(rows, judging, unused)
+        text = markdown(rows, judging, unused, crashed)
         attempt(
             "markdown", markdown_path, lambda: write_atomically(Path(markdown_path), text, _ESCAPED)
         )

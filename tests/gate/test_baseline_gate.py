@@ -206,11 +206,11 @@ def test_a_drop_of_005_concentrated_on_a_fifth_of_the_queries_is_detected() -> N
 # -- BaselineStore's own error paths ---------------------------------------------------------------
 
 
-def result_for(values: list[float], judge_model: str | None = None):
+def result_for(values: list[float], judge_model: str | None = None, metric: str = "temporal_ndcg"):
     from pytest_tempoeval import MetricResult
 
     return MetricResult(
-        "temporal_ndcg",
+        metric,
         10,
         "llm",
         scores(values),
@@ -218,21 +218,43 @@ def result_for(values: list[float], judge_model: str | None = None):
     )
 
 
-def test_a_changed_judge_model_asks_for_a_re_baseline(tmp_path) -> None:
+@pytest.mark.parametrize(
+    ("written", "checked", "name", "message"),
+    [
+        (
+            {"judge_model": "claude-haiku-5-5"},
+            {"judge_model": "claude-opus-4-5"},
+            None,
+            (
+                r"re-baseline: the judge model changed .*claude-haiku-5-5 -> claude-opus"
+                r".*--tempoeval-update-baseline"
+            ),
+        ),
+        # name= keys a check by hand, so it can outlive its measure: T-P@10 was compared with the
+        # T-nDCG@10 baseline (same k and mode), and a drop to 0.4 passed as "improved" from 0.3.
+        (
+            {},
+            {"metric": "temporal_precision"},
+            "main",
+            (
+                r"b.json: re-baseline: the measure changed since the baseline of main "
+                r"\(temporal_ndcg@10 -> temporal_precision@10\); scores are not comparable"
+            ),
+        ),
+    ],
+    ids=["judge-model", "measure-under-one-name"],
+)
+def test_a_changed_judge_model_or_measure_asks_for_a_re_baseline(
+    tmp_path, written: dict, checked: dict, name: str | None, message: str
+) -> None:
     from pytest_tempoeval import BaselineError, BaselineStore
 
     writer = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
-    writer.check(result_for([0.8] * 12, judge_model="claude-haiku-5-5"))
+    writer.check(result_for([0.3] * 12, **written), name=name)
     assert writer.finish()
     reader = BaselineStore(tmp_path / "b.json", update=False, test_id="t.py::t")
-    with pytest.raises(
-        BaselineError,
-        match=(
-            r"re-baseline: the judge model changed .*claude-haiku-5-5 -> claude-opus"
-            r".*--tempoeval-update-baseline"
-        ),
-    ):
-        reader.check(result_for([0.8] * 12, judge_model="claude-opus-4-5"))
+    with pytest.raises(BaselineError, match=message):
+        reader.check(result_for([0.4] * 12, **checked), name=name)
 
 
 def test_checking_one_metric_twice_needs_a_name_and_bad_settings_are_refused(tmp_path) -> None:
@@ -270,4 +292,60 @@ def test_a_baseline_score_out_of_any_metric_range_is_refused_naming_the_file(
     document = {"version": FORMAT_VERSION, "results": {"nDCG@10": {"per_query": {"q": score}}}}
     path.write_text(json.dumps(document))
     with pytest.raises(BaselineError, match=rf"{path}: not a tempoeval baseline: .*query 'q'"):
+        BaselineStore(path, update=False).read()
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "problem"),
+    [
+        ('{"version": 1,\n"version": 1, "results": {}}', 2, "duplicate key 'version'"),
+        (
+            (
+                '{"version": 1, "results": {"nDCG@10": {"per_query":\n'
+                '{"q1": 0.5,\n"q2": 0.5,\n"q1": 0.0}}}}'
+            ),
+            4,
+            "duplicate key 'q1' (first at line 2)",
+        ),
+        ('{"version": 1, "results": {"nDCG@10": {"per_query":\n{"q1": NaN}}}}', 2, "NaN is not"),
+        ("", 1, "the file is empty"),
+    ],
+    ids=["top-level", "per-query", "nan", "empty"],
+)
+def test_a_baseline_json_python_would_read_silently_is_refused_at_its_line(
+    tmp_path, text: str, line: int, problem: str
+) -> None:
+    """json.loads keeps the last of two equal keys and reads NaN: either could make a regression
+    pass. Both are errors naming the file, the line and the key, with what to do."""
+    import re
+
+    from pytest_tempoeval import BaselineError
+    from pytest_tempoeval.gate.baselines import BaselineStore
+
+    path = tmp_path / "b.json"
+    path.write_text(text)
+    with pytest.raises(BaselineError) as error:
+        BaselineStore(path, update=False, test_id="t.py::t").read()
+    assert str(error.value).startswith(f"{path}:{line}: {problem}")
+    assert re.search(
+        r"The baseline was left as it is: fix it \(see git history\), or rewrite it with: "
+        r"pytest 't.py::t' --tempoeval-update-baseline$",
+        str(error.value),
+    )
+
+
+@pytest.mark.parametrize("share", ["1e999", "-0.5", "2", '"all"'])
+def test_a_judged_share_outside_0_1_is_refused_naming_the_query(tmp_path, share: str) -> None:
+    from pytest_tempoeval import BaselineError
+    from pytest_tempoeval.gate.baselines import BaselineStore
+
+    path = tmp_path / "b.json"
+    path.write_text(
+        '{"version": 1, "results": {"nDCG@10": {"per_query": {"q": 0.5}, "judged": {"q": '
+        + share
+        + "}}}}"
+    )
+    with pytest.raises(
+        BaselineError, match=rf"{path}: not a tempoeval baseline: result 'nDCG@10', query 'q': "
+    ):
         BaselineStore(path, update=False).read()

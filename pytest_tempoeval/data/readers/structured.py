@@ -358,6 +358,28 @@ def json_tree(text: str, source: Source) -> Any:
     return value
 
 
+def strict_json(text: str, source: Source) -> Any:
+    """``text`` as JSON, refusing what ``json.loads`` lets through silently: a duplicate key (the
+    last one would win) at any level, and NaN or Infinity. The C parser reads it; only when
+    something is wrong is it read again with line numbers (:func:`json_tree`), which raises the
+    problem at its line (and returns the tree, should it find none)."""
+    try:
+        return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return json_tree(text, source)
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):  # json.loads would silently keep the last one
+        raise ValueError("duplicate key")
+    return mapping
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
 def tree_from_python(data: Any) -> Any:
     """Wrap plain Python data so validation can treat it like a file (lines unknown)."""
     if isinstance(data, Mapping):
