@@ -36,6 +36,7 @@ from pytest_tempoeval.errors import BaselineError, BaselineRegression
 from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
 from pytest_tempoeval.gate import randomization
 from pytest_tempoeval.metrics.explain import query_lines
+from pytest_tempoeval.metrics.results import MetricResult
 
 FORMAT_VERSION = 1
 MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
@@ -265,6 +266,12 @@ class BaselineStore:
         ``nDCG@10``).
         """
         __tracebackhide__ = True  # failures point at the test's line, not here
+        if not isinstance(result, MetricResult):
+            raise TypeError(
+                f"tempoeval_baseline.check() takes a MetricResult, the value a metric function "
+                f"(ndcg(...), temporal_ndcg(...)) or evaluate(...)[measure] returns, got "
+                f"{type(result).__name__} {result!r}: pass the result itself, not float(result)"
+            )
         result.check_comparable()  # a result with no counted query is an error, never a pass
         max_drop = self.max_drop if max_drop is None else max_drop
         if not (

@@ -271,3 +271,20 @@ def test_a_baseline_score_out_of_any_metric_range_is_refused_naming_the_file(
     path.write_text(json.dumps(document))
     with pytest.raises(BaselineError, match=rf"{path}: not a tempoeval baseline: .*query 'q'"):
         BaselineStore(path, update=False).read()
+
+
+@pytest.mark.parametrize("given", [0.5, "0.5", None])
+def test_checking_anything_but_a_metric_result_is_a_type_error_naming_what_to_pass(
+    tmp_path, given
+) -> None:
+    """float(result) has no per-query scores to pair: the error says what to pass instead."""
+    from pytest_tempoeval import BaselineStore
+
+    store = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
+    with pytest.raises(
+        TypeError,
+        match=r"^tempoeval_baseline\.check\(\) takes a MetricResult, .* evaluate\(\.\.\.\)"
+        rf"\[measure\] returns, got {type(given).__name__} .*: pass the result itself",
+    ):
+        store.check(given)
+    assert not store.checked and not store.finish()
