@@ -152,7 +152,7 @@ def _probability(text: str) -> float:
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.data.run import Run
     from pytest_tempoeval.metrics.evaluate import evaluate
-    from pytest_tempoeval.metrics.explain import left_out
+    from pytest_tempoeval.metrics.explain import left_out, unknown_ids_note
     from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
 
     measures = [str(parse_measure(text)) for text in args.measures]  # a typo fails before loading
@@ -169,7 +169,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
             indent=2,
         )
         out.write("\n")
-        return EXIT_OK
+        return _known_ids_verdict(results)
     if args.format == "trec":
         names = {m: trec_eval_name(parse_measure(m)) or m for m in measures}
         if args.q:
@@ -179,7 +179,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
                         out.write(_trec_line(names[measure], query, result.per_query[query]))
         for measure, result in results.items():
             out.write(_trec_line(names[measure], "all", float(result)))
-        return EXIT_OK
+        return _known_ids_verdict(results)
     width = max(len(measure) for measure in measures)
     out.write(f"run {args.run}, gold {args.gold} ({len(gold.query_ids)} queries)\n")
     out.write(f"{'measure':<{width}}  {'mean':>6}  queries  excluded\n")
@@ -190,13 +190,25 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         )
     for measure, result in results.items():
         omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
-        if omitted:
-            out.write(f"{measure}: {omitted}\n")
+        unknown = unknown_ids_note(result)
+        out.writelines(f"{measure}: {note}\n" for note in filter(None, [omitted, unknown]))
     if args.q:
         for query in gold.query_ids:
             for measure, result in results.items():
                 if query in result.per_query:
                     out.write(f"{measure:<{width}}  {query}  {result.per_query[query]:.4f}\n")
+    return _known_ids_verdict(results)
+
+
+def _known_ids_verdict(results: dict[str, Any]) -> int:
+    """EXIT_OK, or after one line on stderr EXIT_BAD_INPUT when the gold set knows none of the
+    run's retrieved ids: the scores were printed, and measure nothing."""
+    from pytest_tempoeval.metrics.explain import unknown_ids_problem
+
+    for result in results.values():
+        if result.knows_no_retrieved_id():
+            print(f"tempoeval: error: {unknown_ids_problem(result)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     return EXIT_OK
 
 
@@ -223,6 +235,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
     from pytest_tempoeval.gate.randomization import holm_adjusted
     from pytest_tempoeval.metrics.evaluate import evaluate
+    from pytest_tempoeval.metrics.explain import unknown_ids_problem
     from pytest_tempoeval.metrics.measures import parse_measure
 
     measures = [str(parse_measure(text)) for text in args.measures]
@@ -233,6 +246,9 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     for measure in measures:
         if not base[measure].per_query:
             raise MetricError(f"{measure}: no query of BASE is counted ({args.gold})")
+        for name, result in (("BASE", base[measure]), ("NEW", new[measure])):
+            if result.knows_no_retrieved_id():
+                raise MetricError(f"{name}: {unknown_ids_problem(result)}")
         # The verdict is decided below, after the correction across the measures.
         comparisons[measure] = compare(
             measure, base[measure].per_query, new[measure].per_query, args.max_drop, args.alpha

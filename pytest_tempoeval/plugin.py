@@ -145,6 +145,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+    parser.addini(
+        "tempoeval_fail_on_unknown_ids",
+        "Fail every check of a result that retrieved ids the gold set does not know (neither "
+        "judged nor declared). A result that knows none of its ids fails whatever this says.",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -154,6 +161,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "loads (path from rootdir).",
     )
     policy.fail_on_excluded = config.getini("tempoeval_fail_on_excluded")
+    policy.fail_on_unknown_ids = config.getini("tempoeval_fail_on_unknown_ids")
     correction = config.getini("tempoeval_gate_correction")
     if correction not in CORRECTIONS:
         raise pytest.UsageError(
@@ -224,6 +232,7 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     policy.fail_on_excluded = False  # pytester runs sessions inside this one
+    policy.fail_on_unknown_ids = False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -19,7 +19,7 @@ from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.files import per_test_path
 from pytest_tempoeval.judge.accounting import JudgeStats
 from pytest_tempoeval.metrics.checks import Check, Recorder
-from pytest_tempoeval.metrics.explain import left_out
+from pytest_tempoeval.metrics.explain import left_out, unknown_ids_note
 
 WORKER_OUTPUT_KEY = "tempoeval"
 _BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
@@ -54,6 +54,8 @@ class CheckRow:
     p_adjusted: float | None = None  # the Holm-adjusted p-value (ini tempoeval_gate_correction)
     pending: bool = False  # a significant drop the session's Holm correction decides at its end
     pending_message: str = ""  # its failure message, shown if the correction confirms it
+    unknown_ids: int = 0  # retrieved ids the gold set does not know (the note says which)
+    retrieved_ids: int = 0
 
     @property
     def status(self) -> str:
@@ -64,7 +66,8 @@ class CheckRow:
         result = check.result
         score = float(result)
         ignored = list(result.extra.get("ignored_run_queries") or [])
-        note = "; ".join(filter(None, [check.note, left_out(result.excluded, ignored)]))
+        omitted = left_out(result.excluded, ignored)
+        note = "; ".join(filter(None, [check.note, omitted, unknown_ids_note(result)]))
         return cls(
             test=test,
             sequence=sequence,
@@ -88,6 +91,8 @@ class CheckRow:
             alpha=check.alpha,
             pending=bool(check.pending_message),
             pending_message=check.pending_message,
+            unknown_ids=result.extra.get("unknown_ids", 0),
+            retrieved_ids=result.extra.get("retrieved_ids", 0),
         )
 
     def to_dict(self) -> dict[str, Any]:

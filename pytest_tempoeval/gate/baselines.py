@@ -49,8 +49,9 @@ class BaselineComparison:
     """The outcome of one check, for messages and reports."""
 
     key: str
-    # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded), or "pending": a
-    # significant drop that the session's Holm correction decides at its end
+    # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded), "unknown ids"
+    # (fail_on_unknown_ids), or "pending": a significant drop that the session's Holm correction
+    # decides at its end
     status: str
     baseline: float | None
     current: float
@@ -73,7 +74,7 @@ class BaselineComparison:
 
     @property
     def passed(self) -> bool:
-        return self.status not in ("regressed", "incomplete")
+        return self.status not in ("regressed", "incomplete", "unknown ids")
 
     @property
     def note(self) -> str:
@@ -82,6 +83,7 @@ class BaselineComparison:
             "regressed": "regressed",
             "written": "baseline written",
             "incomplete": "queries left out (fail_on_excluded)",
+            "unknown ids": "retrieved ids unknown to the gold set (fail_on_unknown_ids)",
             "pending": PENDING_NOTE,
         }.get(self.status, "")
         return "; ".join(filter(None, [verdict, self.judged_note]))
@@ -306,22 +308,27 @@ class BaselineStore:
             comparison = compare(
                 key, stored["per_query"], entry["per_query"], max_drop, alpha, seed, judged=judged
             )
-        left_out = result.exclusion_failure()
-        if left_out and comparison.passed:
-            comparison = replace(comparison, status="incomplete")
+        left_out, unknown = result.exclusion_failure(), result.unknown_ids_failure()
+        if (left_out or unknown) and comparison.passed:
+            comparison = replace(comparison, status="incomplete" if left_out else "unknown ids")
         elif (
             self.correction == "holm"
             and comparison.status == "regressed"
             and comparison.p_value is not None  # tested: the session's family decides
-            and not left_out
+            and not (left_out or unknown)
         ):
             comparison = replace(comparison, status="pending")
         message = ""
-        if comparison.status in ("regressed", "incomplete", "pending"):
+        if not comparison.passed or comparison.status == "pending":
             message = self._regression_message(comparison, result)
             if left_out:
                 message += (
                     f"\n  fails because nothing may be left out (fail_on_excluded): {left_out}"
+                )
+            if unknown:
+                message += (
+                    "\n  fails because every retrieved id must be known (fail_on_unknown_ids): "
+                    f"{unknown}"
                 )
         if self._on_check is not None:
             self._on_check(result, comparison, message)

@@ -40,6 +40,7 @@ class Policy:
     """Session-wide rules for checks, set by the plugin from the ini file."""
 
     fail_on_excluded: bool = False  # ini tempoeval_fail_on_excluded; a metric call's own wins
+    fail_on_unknown_ids: bool = False  # ini tempoeval_fail_on_unknown_ids
 
 
 policy = Policy()
