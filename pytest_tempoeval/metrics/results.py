@@ -250,10 +250,12 @@ class MetricResult(float):
     def knows_no_retrieved_id(self) -> bool:
         """Whether the gold set knows none of the ids the run retrieved for its queries, at any
         rank (and it retrieved some): ids of another corpus, whose score is 0 whatever they are."""
-        retrieved = self.extra.get("run_retrieved_ids", 0)
         some_known = self._details.some_known
+        if some_known is not None and some_known():  # usually: the unknown ids are not counted
+            return False
+        retrieved = self.extra.get("run_retrieved_ids", 0)
         if some_known is not None:
-            return not some_known() and retrieved > 0
+            return retrieved > 0
         # a result rebuilt from its data: what its counts say
         return 0 < self.extra.get("unknown_ids", 0) == self.extra.get("retrieved_ids") == retrieved
 
