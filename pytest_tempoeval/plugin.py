@@ -298,10 +298,15 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     active_recorders.append(recorder)
     try:
         outcome = yield
+        # Failures the test's own code did not raise: comparisons written without ``assert``, and
+        # baseline regressions (every check ran; now the test fails).
+        failures = [row.unasserted for row in rows if row.unasserted]
         store = item.stash.get(BASELINES, None)
-        if store is not None and store.regressions:  # every check ran; now the test fails
+        if store is not None and store.regressions:
+            failures.append(store.regression_report())
+        if failures:
             item.stash[CALL_FAILED] = True
-            pytest.fail(store.regression_report(), pytrace=False)
+            pytest.fail("\n\n".join(failures), pytrace=False)
         return outcome
     except BaseException as error:
         item.stash[CALL_FAILED] = True  # update mode writes no baseline from a failed test

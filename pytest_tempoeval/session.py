@@ -24,6 +24,7 @@ from pytest_tempoeval.metrics.explain import left_out, unknown_ids_note
 WORKER_OUTPUT_KEY = "tempoeval"
 _BASELINE_SETS = ("selected_baselines", "checked_baselines", "partial_modules")
 JUDGE_COUNTERS = tuple(counter.name for counter in fields(JudgeStats))
+NOT_ASSERTED_NOTE = "not asserted: the test fails"
 
 
 @dataclass
@@ -56,6 +57,7 @@ class CheckRow:
     pending_message: str = ""  # its failure message, shown if the correction confirms it
     unknown_ids: int = 0  # retrieved ids the gold set does not know (the note says which)
     retrieved_ids: int = 0
+    unasserted: str = ""  # failed without ``assert``: the failure message its test got
 
     @property
     def status(self) -> str:
@@ -67,7 +69,8 @@ class CheckRow:
         score = float(result)
         ignored = list(result.extra.get("ignored_run_queries") or [])
         omitted = left_out(result.excluded, ignored)
-        note = "; ".join(filter(None, [check.note, omitted, unknown_ids_note(result)]))
+        unasserted = NOT_ASSERTED_NOTE if check.unasserted else ""
+        note = "; ".join(filter(None, [unasserted, check.note, omitted, unknown_ids_note(result)]))
         return cls(
             test=test,
             sequence=sequence,
@@ -93,6 +96,7 @@ class CheckRow:
             pending_message=check.pending_message,
             unknown_ids=result.extra.get("unknown_ids", 0),
             retrieved_ids=result.extra.get("retrieved_ids", 0),
+            unasserted=check.unasserted,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import numpy as np
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.checks import Check, policy, record
+from pytest_tempoeval.metrics.checks import Check, discarded_at, not_asserted, policy, record
 from pytest_tempoeval.metrics.explain import (
     QueryExplanation,
     explain_comparison,
@@ -269,12 +269,19 @@ class MetricResult(float):
 
     def _compare(self, op: str, other: object, outcome: bool) -> bool:
         if _is_threshold(other):
+            threshold = float(other)  # type: ignore[arg-type]
             outcome = (
                 outcome and self.exclusion_failure() is None and self.unknown_ids_failure() is None
             )
-            record(Check(self, op, float(other), outcome))  # type: ignore[arg-type]
+            unasserted = ""
+            if not outcome and not self.raise_on_failure:
+                where = discarded_at()
+                if where:  # a bare statement: nothing else will fail the test
+                    explanation = explain_comparison(self, op, threshold, verbose=0)
+                    unasserted = "\n".join([not_asserted(where), *explanation])
+            record(Check(self, op, threshold, outcome, unasserted=unasserted))
             if not outcome and self.raise_on_failure:
-                explanation = explain_comparison(self, op, float(other), verbose=0)
+                explanation = explain_comparison(self, op, threshold, verbose=0)
                 raise AssertionError("\n".join(explanation))
         return outcome
 

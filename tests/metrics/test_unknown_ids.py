@@ -9,6 +9,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
+from check_recording import recorded
 
 from pytest_tempoeval import (
     BaselineStore,
@@ -90,19 +91,15 @@ def test_no_comparison_passes_when_the_gold_set_knows_none_of_the_ids(metric, sc
         lambda: result < 2,
         lambda: 0.0 <= result,
     ):
-        with pytest.raises(MetricError, match=message):
+        with recorded() as seen, pytest.raises(MetricError, match=message):
             compare()
+        assert [check.passed for check in seen] == [False]  # shown as failed, then raised
     assert result.summary().endswith(f", none of the {scored} is known to the gold set")
 
 
 def test_the_failed_comparison_is_recorded_before_it_raises() -> None:
-    seen: list[checks.Check] = []
-    checks.active_recorders.append(seen.append)
-    try:
-        with pytest.raises(MetricError):
-            assert ndcg(uuid_run(), GOLD, k=3) >= 0.0
-    finally:
-        checks.active_recorders.pop()
+    with recorded() as seen, pytest.raises(MetricError):
+        assert ndcg(uuid_run(), GOLD, k=3) >= 0.0
     assert [(check.op, check.threshold, check.passed) for check in seen] == [(">=", 0.0, False)]
 
 
@@ -125,7 +122,9 @@ def test_ids_known_only_deeper_than_k_are_comparable() -> None:
     run = Run({"q1": ["x1", "d1"], "q2": ["x2", "d2"]})
     result = precision(run, GOLD, k=1)
     assert "none of the 2 retrieved ids in the top 1 is known to the gold set" in result.summary()
-    assert not (result >= 0.5)
+    with recorded() as seen:
+        assert not (result >= 0.5)
+    assert [check.passed for check in seen] == [False]
 
 
 def test_texts_make_ids_known_outside_gold_mode_only() -> None:
@@ -133,14 +132,15 @@ def test_texts_make_ids_known_outside_gold_mode_only() -> None:
     run = Run({"q1": [(UUIDS[0], "Events of 2020.")], "q2": [(UUIDS[1], "Events of 2016.")]})
     focus = temporal_ndcg(run, GOLD, k=2)
     assert focus.extra["unknown_ids"] == 0 and focus >= 0.1
-    with pytest.raises(MetricError, match="none of the 2 retrieved ids is known"):
+    with recorded(), pytest.raises(MetricError, match="none of the 2 retrieved ids is known"):
         assert ndcg(run, GOLD, k=2) >= 0.0
 
 
 def test_integer_ids_match_their_decimal_text_and_positions_are_named() -> None:
     numbered = GoldSet.from_dict({"queries": [{"id": "q1", "relevant": {"3": 1}}]})
     assert ndcg(Run({"q1": [3, 5]}), numbered, k=2) == 1.0  # 3 is "3"
-    with pytest.raises(MetricError, match=r"\(e\.g\. '0', '1', '2'\); .*decimal text \(3 is '3'\)"):
+    positions = r"\(e\.g\. '0', '1', '2'\); .*decimal text \(3 is '3'\)"
+    with recorded(), pytest.raises(MetricError, match=positions):
         assert ndcg(Run({"q1": [0, 1, 2], "q2": [0]}), GOLD, k=3) >= 0.0
 
 
@@ -151,7 +151,8 @@ def test_fail_on_unknown_ids_fails_a_partly_unknown_result(
     monkeypatch.setattr(checks.policy, "fail_on_unknown_ids", True)
     result = ndcg(run, GOLD, k=2)
     assert float(result) == 1.0
-    assert not (result >= 0.5)
+    with recorded():
+        assert not (result >= 0.5)
     from pytest_tempoeval.metrics.explain import explain_comparison
 
     head = explain_comparison(result, ">=", 0.5, 0)[0]

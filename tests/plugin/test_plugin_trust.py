@@ -8,6 +8,7 @@ written as a 0.0000 baseline that passed from then on, and a threshold compariso
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from plugin_helpers import XDIST_MODES
@@ -103,3 +104,86 @@ def test_fail_on_unknown_ids_fails_a_result_with_some(unknown: pytest.Pytester) 
             )
         ]
     )
+
+
+# -- comparisons written without assert ------------------------------------------------------------
+
+ASSERT_TESTS = """
+import pytest
+from pytest_tempoeval import Run, assert_ndcg, ndcg
+
+RUN = Run({"q1": ["d2", "d1"], "q2": ["d2"]})  # nDCG@2 = (0.8597 + 1) / 2 = 0.9299
+
+@pytest.mark.tempoeval("gold.yaml")
+def test_forgotten(tempoeval_gold):
+    ndcg(RUN, tempoeval_gold, k=2) >= 0.99
+    print("the test went on")
+
+@pytest.mark.tempoeval("gold.yaml")
+def test_asserted(tempoeval_gold):
+    assert ndcg(RUN, tempoeval_gold, k=2) >= 0.99
+
+@pytest.mark.tempoeval("gold.yaml")
+def test_expects_it_to_fail(tempoeval_gold):
+    result = ndcg(RUN, tempoeval_gold, k=2)
+    assert not (result >= 0.99)
+    with pytest.raises(AssertionError):
+        assert result >= 0.99
+    with pytest.raises(AssertionError):
+        assert_ndcg(RUN, tempoeval_gold, k=2) >= 0.99
+    if 0.99 <= result:
+        pytest.fail("it passed")
+    held = result >= 0.99
+    assert held is False
+    result >= 0.5  # passed: nothing to say
+
+@pytest.mark.tempoeval("gold.yaml")
+def test_forgotten_in_a_helper(tempoeval_gold):
+    at_least(ndcg(RUN, tempoeval_gold, k=2), 0.99)
+
+def at_least(result, threshold):
+    threshold <= result
+"""
+
+
+@pytest.fixture
+def asserts(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.makefile(".yaml", gold=GOLD)
+    pytester.makepyfile(test_asserts=ASSERT_TESTS)
+    return pytester
+
+
+def failure_text(output: str, test: str) -> str:
+    match = re.search(rf"_+ {test} _+\n(.*?)(?=\n_{{3,}} |\n=+ )", output, re.DOTALL)
+    assert match is not None, output
+    return re.sub(r"^\[gw\d+\] .*\n", "", match.group(1))  # xdist names the worker first
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_comparison_that_failed_without_assert_fails_its_test_once(
+    asserts: pytest.Pytester, xdist: list[str]
+) -> None:
+    result = asserts.runpytest(*xdist, "--tempoeval-report=r.json")
+    result.assert_outcomes(failed=3, passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    output = result.stdout.str()
+    forgotten = failure_text(output, "test_forgotten")
+    assert forgotten.startswith(
+        "test_asserts.py:8: this metric comparison failed, but it was not asserted (its value "
+        "was thrown away): write `assert` before it\n"
+        "nDCG@2 [gold] = 0.9299, needed >= 0.99; 2 queries counted, 0 excluded; worst: "
+        "q1 0.860, q2 1.000\n"
+        "  q1: 0.8597  retrieved: d2(1) d1(2)\n"  # the explanation an assert shows
+    ), forgotten
+    assert "the test went on" in forgotten  # the body ran to its end
+    helper = failure_text(output, "test_forgotten_in_a_helper")
+    assert helper.startswith("test_asserts.py:34: this metric comparison failed, but it was not")
+    asserted = failure_text(output, "test_asserted")
+    assert "not asserted" not in asserted and asserted.count("needed >= 0.99") == 1
+    rows = json.loads((asserts.path / "r.json").read_text())["checks"]
+    unasserted = [row["test"].split("::")[1] for row in rows if row["unasserted"]]
+    assert unasserted == ["test_forgotten", "test_forgotten_in_a_helper"]
+    notes = {row["test"].split("::")[1]: row["note"] for row in rows if row["unasserted"]}
+    assert set(notes.values()) == {"not asserted: the test fails"}
+    # the expecting test's 5 failed comparisons and its passed one stay in the summary as they are
+    assert "9 metric checks, 8 failed" in output
