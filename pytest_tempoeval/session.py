@@ -136,6 +136,7 @@ class TempoEvalSession:
         self.judge_budget: Any = None  # the session's RequestBudget of new judge requests, or None
         self.judge_batch_poll = 30.0  # ini tempoeval_judge_batch_poll
         self.judge_prompt_style = "seed"  # ini tempoeval_judge_prompt_style
+        self.judge_dry_run = False  # --tempoeval-judge-dry-run
         self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
         # Baseline files (relative to the baseline directory, "module/test.json"), for the report of
         # unused ones: those of the selected tests, those checked, and modules not wholly selected.

@@ -50,8 +50,8 @@ class BaselineComparison:
 
     key: str
     # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded), "unknown ids"
-    # (fail_on_unknown_ids), or "pending": a significant drop that the session's Holm correction
-    # decides at its end
+    # (fail_on_unknown_ids), "dry run" (nothing judged: its test is skipped), or "pending": a
+    # significant drop that the session's Holm correction decides at its end
     status: str
     baseline: float | None
     current: float
@@ -274,8 +274,10 @@ class BaselineStore:
                 f"(ndcg(...), temporal_ndcg(...)) or evaluate(...)[measure] returns, got "
                 f"{type(result).__name__} {result!r}: pass the result itself, not float(result)"
             )
-        result.check_comparable()  # a result with no counted query is an error, never a pass
         max_drop = self.max_drop if max_drop is None else max_drop
+        if result.judge_dry_run:  # nothing was judged: nothing to write or compare; skipped
+            return BaselineComparison(name or result.measure, "dry run", None, math.nan, 0)
+        result.check_comparable()  # a result with no counted query is an error, never a pass
         if not (
             math.isfinite(max_drop) and max_drop >= 0 and 0 < alpha < 1
         ):  # inf would switch the gate off

@@ -26,14 +26,14 @@ def count_dry_run(
     graded: bool,
     where: str,
 ) -> JudgeDryRun | None:
-    """Count a dry-run call: the prompts ``missing`` it would ask and the others, held, each prompt
-    once per judge (``counted``: the prompts its earlier calls counted), as a recording asks a
-    prompt once and then remembers the reply. Returns the stop the call raises when it would ask
-    anything (nothing is asked), None when everything is held."""
-    new = [prompt for prompt in prompts if prompt not in counted]
-    counted.update(new)
+    """Count what a dry-run call needs: the prompts ``missing`` it would ask and the others, held,
+    each prompt once per judge (``counted``: those its earlier stopped calls counted), as a
+    recording asks a prompt once and then remembers the reply. Returns the stop the call raises
+    when it would ask anything (nothing is asked); None when everything is held: it replays."""
     if not missing:
         return None
+    new = [prompt for prompt in prompts if prompt not in counted]
+    counted.update(new)
     wanted = set(missing)
     to_ask = [prompt for prompt in new if prompt in wanted]
     held = len(new) - len(to_ask)

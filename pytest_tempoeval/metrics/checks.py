@@ -57,6 +57,22 @@ def record(check: Check) -> None:
         active_recorders[-1](check)
 
 
+# -- judged calls a dry run stopped ----------------------------------------------------------------
+# Under --tempoeval-judge-dry-run the plugin pushes a list per running test. A judged metric call
+# the dry run stopped (its judge raised JudgeDryRun: nothing asked) adds the stop there and returns
+# a result with no score, so the test goes on to its later judged calls and the dry run counts them
+# all; the plugin then skips the test with their counts. Outside that, the stop is raised.
+dry_run_stops: list[list[Exception]] = []
+
+
+def keep_dry_run_stop(stop: Exception) -> bool:
+    """Whether the running test collects dry-run stops; if so, ``stop`` is added to them."""
+    if not dry_run_stops:
+        return False
+    dry_run_stops[-1].append(stop)
+    return True
+
+
 # -- comparisons written without ``assert`` --------------------------------------------------------
 # ``ndcg(run, gold) >= 0.8`` as a bare statement compares, records a failed check, and throws the
 # False away: the test would pass. The rule: a failed comparison whose value the calling code

@@ -537,7 +537,7 @@ def _package(
         return _judged_shares(whole(), scoring)
 
     explain = _explainer(whole, scoring, binary)
-    return MetricResult(
+    result = MetricResult(
         name,
         scoring.k,
         mode,
@@ -552,6 +552,8 @@ def _package(
         later_extra=later,
         some_known=some_known,
     )
+    result.judge_dry_run = relevance.judge_dry_run
+    return result
 
 
 def _judged_shares(relevance: Relevance, scoring: _Scoring) -> QueryScores:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -24,6 +25,7 @@ from pytest_tempoeval.metrics.explain import (
 )
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
+_OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 class QueryScores(Mapping[str, float]):
@@ -81,6 +83,9 @@ class MetricResult(float):
     measure: str
     k: int | None
     mode: str
+    # Why nothing was judged: a judged call a dry run stopped (the plugin skips its test). Its
+    # comparisons hold and record nothing, so the test goes on to its other judged calls.
+    judge_dry_run = ""
 
     def __new__(
         cls,
@@ -307,21 +312,23 @@ class MetricResult(float):
             record(Check(self, op, float(other), False))  # type: ignore[arg-type]
         self.check_comparable()
 
+    def _check(self, op: str, other: object) -> bool:
+        if self.judge_dry_run:  # no score: the test is skipped when it ends
+            return True
+        self._comparable(op, other)
+        return self._compare(op, other, _OPERATORS[op](float(self), _plain(other)))
+
     def __lt__(self, other: object) -> bool:
-        self._comparable("<", other)
-        return self._compare("<", other, float(self) < _plain(other))
+        return self._check("<", other)
 
     def __le__(self, other: object) -> bool:
-        self._comparable("<=", other)
-        return self._compare("<=", other, float(self) <= _plain(other))
+        return self._check("<=", other)
 
     def __gt__(self, other: object) -> bool:
-        self._comparable(">", other)
-        return self._compare(">", other, float(self) > _plain(other))
+        return self._check(">", other)
 
     def __ge__(self, other: object) -> bool:
-        self._comparable(">=", other)
-        return self._compare(">=", other, float(self) >= _plain(other))
+        return self._check(">=", other)
 
     def __hash__(self) -> int:
         return float.__hash__(self)
