@@ -226,33 +226,27 @@ def retrieved_count(run: Run, gold: GoldSet) -> int:
 
 
 def _knows(run: Run, gold: GoldSet, rows: np.ndarray, self_described: bool) -> np.ndarray:
-    """[rows] whether the gold set knows the id of each run-table row (see :func:`unknown_ids`)."""
-    lookup = _known_ids(gold)
+    """[rows] whether the gold set knows the id of each run-table row (see :func:`unknown_ids`).
+
+    Judged ids are looked up in bulk; the declared documents (a corpus may hold millions) and the
+    run's texts are asked only about the ids left, one by one."""
     known = np.zeros(rows.size, dtype=bool)
-    if lookup is not None and rows.size:
-        known = lookup.find(run.table.words_of(rows)) >= 0
-    if self_described and (run.texts or run.focus_times) and not known.all():
-        texts, dates = run.texts, run.focus_times
+    if gold.judgments.n_rows and rows.size:
+        known = _judged_ids(gold).find(run.table.words_of(rows)) >= 0
+    documents = gold.documents
+    texts, dates = (run.texts, run.focus_times) if self_described else ({}, {})
+    if (documents or texts or dates) and not known.all():
         rest = np.flatnonzero(~known)
-        ids = run.table.ids_of(rows[rest])
-        known[rest] = [doc in texts or doc in dates for doc in ids]
+        known[rest] = [
+            doc in documents or doc in texts or doc in dates for doc in run.table.ids_of(rows[rest])
+        ]
     return known
 
 
-def _known_ids(gold: GoldSet) -> IdLookup | None:
-    """The ids the gold set knows, judged for some query or declared (None: it knows none)."""
-
-    def build() -> IdLookup | None:
-        words = [gold.judgments.words] if gold.judgments.n_rows else []
-        if gold.documents:
-            words.append(id_words(encode_ids(list(gold.documents))))
-        if not words:
-            return None
-        width = max(part.shape[1] for part in words)
-        # an id judged for several queries is stored several times: found all the same
-        return IdLookup(np.vstack([widen(part, width) for part in words]))
-
-    return gold.memo("known_ids", build)
+def _judged_ids(gold: GoldSet) -> IdLookup:
+    """The ids the gold set judges for some query (an id judged for several queries is stored
+    several times: found all the same)."""
+    return gold.memo("judged_ids", lambda: IdLookup(gold.judgments.words))
 
 
 def _gold_id_examples(gold: GoldSet) -> list[str]:
