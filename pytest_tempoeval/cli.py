@@ -202,7 +202,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
             indent=2,
         )
         out.write("\n")
-        return EXIT_OK
+        return _known_ids_verdict(results)
     if args.format == "trec":
         names = {m: trec_eval_name(parse_measure(m)) or m for m in measures}
         if args.q:
@@ -212,7 +212,7 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
                         out.write(_trec_line(names[measure], query, result.per_query[query]))
         for measure, result in results.items():
             out.write(_trec_line(names[measure], "all", float(result)))
-        return EXIT_OK
+        return _known_ids_verdict(results)
     width = max(len(measure) for measure in measures)
     out.write(f"run {args.run}, gold {args.gold} ({len(gold.query_ids)} queries)\n")
     out.write(f"{'measure':<{width}}  {'mean':>6}  queries  excluded\n")
@@ -230,6 +230,18 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
             for measure, result in results.items():
                 if query in result.per_query:
                     out.write(f"{measure:<{width}}  {query}  {result.per_query[query]:.4f}\n")
+    return _known_ids_verdict(results)
+
+
+def _known_ids_verdict(results: dict[str, Any]) -> int:
+    """EXIT_OK, or after one line on stderr EXIT_BAD_INPUT when the gold set knows none of the
+    run's retrieved ids: the scores were printed, and measure nothing."""
+    from pytest_tempoeval.metrics.explain import unknown_ids_problem
+
+    for result in results.values():
+        if result.knows_no_retrieved_id():
+            print(f"tempoeval: error: {unknown_ids_problem(result)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     return EXIT_OK
 
 
@@ -256,6 +268,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
     from pytest_tempoeval.gate.randomization import holm_adjusted
     from pytest_tempoeval.metrics.evaluate import evaluate
+    from pytest_tempoeval.metrics.explain import unknown_ids_problem
 
     measures = _measures(args.measures)  # once each: a repeated measure would weaken Holm
     gold = _load_gold_warning(args.gold, args.split)
@@ -267,6 +280,9 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     for measure in measures:
         if not base[measure].per_query:
             raise MetricError(f"{measure}: no query of BASE is counted ({args.gold})")
+        for name, result in (("BASE", base[measure]), ("NEW", new[measure])):
+            if result.knows_no_retrieved_id():
+                raise MetricError(f"{name}: {unknown_ids_problem(result)}")
         # The verdict is decided below, after the correction across the measures.
         comparisons[measure] = compare(
             measure, base[measure].per_query, new[measure].per_query, args.max_drop, args.alpha

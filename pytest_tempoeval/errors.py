@@ -13,6 +13,7 @@ import re
 import sys
 import warnings
 from collections.abc import Iterable
+from typing import Self
 
 
 class TempoEvalError(Exception):
@@ -44,6 +45,17 @@ class JudgeError(TempoEvalError, RuntimeError):
     def __init__(self, *args: object) -> None:
         super().__init__(*(scrub_secrets(arg) if isinstance(arg, str) else arg for arg in args))
 
+    def in_context(self, where: str) -> Self:
+        """This error with ``where`` before its message: a copy of the same class with the same
+        attributes (a dry run's counts), made without calling its constructor, whose arguments
+        differ from class to class."""
+        if str(self).startswith(where):
+            return self
+        located = type(self).__new__(type(self))
+        located.__dict__.update(self.__dict__)
+        located.args = (scrub_secrets(f"{where}: {self}"),)
+        return located
+
 
 class InvalidReply(JudgeError):
     """One judge reply could not be read as a judgment; the caller may ask again."""
@@ -65,11 +77,12 @@ class JudgeBudgetSpent(JudgeError):
 
 class JudgeDryRun(JudgeError):
     """Raised instead of asking the judge under ``--tempoeval-judge-dry-run``: the judgments a call
-    needs were counted, and the plugin skips the test with the count. Carries the counts."""
+    needs were counted, and the plugin skips the test with the count. Carries the counts (of the
+    prompts no earlier call of the same judge counted) and where the held ones are."""
 
-    def __init__(self, message: str, needed: int, held: int) -> None:
+    def __init__(self, message: str, needed: int, held: int, where: str = "") -> None:
         super().__init__(message)
-        self.needed, self.held = needed, held
+        self.needed, self.held, self.where = needed, held, where
 
 
 class BaselineError(TempoEvalError, ValueError):

@@ -20,7 +20,7 @@ import pytest
 
 from pytest_tempoeval.files import module_key
 from pytest_tempoeval.gate.randomization import CORRECTIONS
-from pytest_tempoeval.metrics.checks import active_recorders, policy
+from pytest_tempoeval.metrics.checks import active_recorders, dry_run_stops, policy
 from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES
 from pytest_tempoeval.session import (
     REPORT_ATTRIBUTE,
@@ -152,6 +152,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="bool",
         default=False,
     )
+    parser.addini(
+        "tempoeval_fail_on_unknown_ids",
+        "Fail every check of a result that retrieved ids the gold set does not know (neither "
+        "judged nor declared). A result that knows none of its ids fails whatever this says.",
+        type="bool",
+        default=False,
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -161,6 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "loads (path from rootdir).",
     )
     policy.fail_on_excluded = config.getini("tempoeval_fail_on_excluded")
+    policy.fail_on_unknown_ids = config.getini("tempoeval_fail_on_unknown_ids")
     correction = config.getini("tempoeval_gate_correction")
     if correction not in CORRECTIONS:
         raise pytest.UsageError(
@@ -168,6 +176,7 @@ def pytest_configure(config: pytest.Config) -> None:
             f"got {correction!r}"
         )
     config.stash[SESSION] = state = TempoEvalSession()
+    state.judge_dry_run = config.getoption("tempoeval_judge_dry_run")
     if prices := config.getini("tempoeval_judge_prices"):
         from pytest_tempoeval.judge.prices import parse_prices
 
@@ -231,6 +240,7 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     policy.fail_on_excluded = False  # pytester runs sessions inside this one
+    policy.fail_on_unknown_ids = False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -292,15 +302,25 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     # Runs for every test of every suite that has the plugin installed: kept to a push and a pop.
+    state = item.config.stash[SESSION]
     recorder, rows = TempoEvalSession.recorder_for(item.nodeid)
     active_recorders.append(recorder)
+    stops: list[Exception] = []  # judged calls the dry run stopped (checks.dry_run_stops)
+    if state.judge_dry_run:
+        dry_run_stops.append(stops)
     try:
         outcome = yield
-        store = item.stash.get(BASELINES, None)
-        if store is not None and store.regressions:  # every check ran; now the test fails
-            item.stash[CALL_FAILED] = True
-            pytest.fail(store.regression_report(), pytrace=False)
-        return outcome
+        if not stops:
+            # Failures the test's own code did not raise: comparisons written without
+            # ``assert``, and baseline regressions (every check ran; now the test fails).
+            failures = [row.unasserted for row in rows if row.unasserted]
+            store = item.stash.get(BASELINES, None)
+            if store is not None and store.regressions:
+                failures.append(store.regression_report())
+            if failures:
+                item.stash[CALL_FAILED] = True
+                pytest.fail("\n\n".join(failures), pytrace=False)
+            return outcome
     except BaseException as error:
         item.stash[CALL_FAILED] = True  # update mode writes no baseline from a failed test
         if not isinstance(error, (AssertionError, pytest.fail.Exception)):
@@ -309,19 +329,32 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         from pytest_tempoeval.failures import trim, trimming
 
         if isinstance(error, JudgeDryRun):
-            dry_run = str(error)  # skipped outside the handler: no chained traceback
-        else:
+            stops.append(error)  # skipped outside the handler: no chained traceback
+        elif not (stops and _after_a_stop(error)):
             if trimming(item.config):
                 trim(error)
             raise
+        # else: it failed after a judged call the dry run stopped, maybe for want of its score
     finally:
         active_recorders.pop()
+        if state.judge_dry_run:
+            dry_run_stops.pop()
         if rows:  # on this test's report; and JUnit XML properties
             from pytest_tempoeval.reports.junit import junit_property
 
             _notes(item).checks.extend(rows)
             item.user_properties.extend(junit_property(row) for row in rows)
-    pytest.skip(dry_run)
+    from pytest_tempoeval.judge.accounting import dry_run_summary
+
+    item.stash[CALL_FAILED] = True  # a test the dry run skipped writes no baseline
+    pytest.skip(dry_run_summary(stops))
+
+
+def _after_a_stop(error: BaseException) -> bool:
+    """Whether a test that raised ``error`` after a judged call the dry run stopped is skipped
+    all the same: anything but an interrupt or pytest.exit (the call's missing score may be why)."""
+    outcomes = (Exception, pytest.fail.Exception, pytest.skip.Exception)
+    return isinstance(error, outcomes) and not isinstance(error, pytest.exit.Exception)
 
 
 def _notes(item: pytest.Item) -> TestNotes:

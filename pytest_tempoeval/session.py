@@ -29,6 +29,7 @@ WORKER_OUTPUT_KEY = "tempoeval"
 REPORT_ATTRIBUTE = "tempoeval_notes"  # a test report's TestNotes, as JSON (xdist sends it along)
 _COLLECTION_SETS = ("selected_baselines", "partial_modules")
 JUDGE_COUNTERS = tuple(counter.name for counter in fields(JudgeStats))
+NOT_ASSERTED_NOTE = "not asserted: the test fails"
 
 
 @dataclass
@@ -59,6 +60,9 @@ class CheckRow:
     p_adjusted: float | None = None  # the Holm-adjusted p-value (ini tempoeval_gate_correction)
     pending: bool = False  # a significant drop the session's Holm correction decides at its end
     pending_message: str = ""  # its failure message, shown if the correction confirms it
+    unknown_ids: int = 0  # retrieved ids the gold set does not know (the note says which)
+    retrieved_ids: int = 0
+    unasserted: str = ""  # failed without ``assert``: the failure message its test got
 
     @property
     def status(self) -> str:
@@ -69,7 +73,8 @@ class CheckRow:
         result = check.result
         score = float(result)
         ignored = list(result.extra.get("ignored_run_queries") or [])
-        note = "; ".join(filter(None, [check.note, score_notes(result)]))
+        unasserted = NOT_ASSERTED_NOTE if check.unasserted else ""
+        note = "; ".join(filter(None, [unasserted, check.note, score_notes(result)]))
         return cls(
             test=test,
             sequence=sequence,
@@ -93,6 +98,9 @@ class CheckRow:
             alpha=check.alpha,
             pending=bool(check.pending_message),
             pending_message=check.pending_message,
+            unknown_ids=result.extra.get("unknown_ids", 0),
+            retrieved_ids=result.extra.get("retrieved_ids", 0),
+            unasserted=check.unasserted,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -168,6 +176,7 @@ class TempoEvalSession:
         self.judge_budget: Any = None  # the session's RequestBudget of new judge requests, or None
         self.judge_batch_poll = 30.0  # ini tempoeval_judge_batch_poll
         self.judge_prompt_style = "seed"  # ini tempoeval_judge_prompt_style
+        self.judge_dry_run = False  # --tempoeval-judge-dry-run
         self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
         # Baseline files (relative to the baseline directory, "module/test.json"), for the report of
         # unused ones: those of the selected tests, those checked, and modules not wholly selected.

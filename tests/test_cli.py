@@ -103,6 +103,42 @@ def test_evaluate_reads_a_beir_folder_and_checks_a_split(
     assert code == 2 and "dev.tsv" in err
 
 
+@pytest.mark.parametrize(
+    ("form", "printed"),
+    [("text", "nDCG@10  0.0000"), ("json", '"score": 0.0'), ("trec", "ndcg_cut_10")],
+)
+def test_evaluate_prints_the_scores_then_exits_2_when_the_gold_set_knows_no_retrieved_id(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str, printed: str
+) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    positions = tmp_path / "run"  # row numbers where the gold set has ids
+    positions.write_text("q1 Q0 0 1 2.0 r\nq1 Q0 1 2 1.0 r\nq2 Q0 0 1 2.0 r\n")
+    code, out, err = run_main(
+        capsys, "evaluate", str(positions), str(qrels), "-m", "nDCG@10", "--format", form
+    )
+    assert code == 2
+    assert printed in out  # the scores are printed all the same
+    assert err.startswith(
+        "tempoeval: error: none of the 3 retrieved ids is known to the gold set (e.g. '0', '1'); "
+        "the gold set's ids look like 'd1', 'd2'; a number id is read as its decimal text"
+    )
+    if form == "text":
+        assert "nDCG@10: none of the 3 retrieved ids in the top 10 is known to the gold set" in out
+
+
+def test_evaluate_names_ids_the_gold_set_does_not_know(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 d1 1 2.0 r\nq1 Q0 other 2 1.0 r\n")
+    code, out, _ = run_main(capsys, "evaluate", str(run), str(qrels), "-m", "P@2")
+    assert code == 0
+    assert "P@2: 1 of 2 retrieved ids in the top 2 unknown to the gold set (e.g. 'other')" in out
+
+
 # -- compare ---------------------------------------------------------------------------------------
 
 
@@ -119,6 +155,21 @@ def write_runs(tmp_path: Path, worse: int) -> tuple[str, str, str]:
     for name, text in (("qrels", qrels), ("base", base), ("new", new)):
         (tmp_path / name).write_text(text)
     return str(tmp_path / "base"), str(tmp_path / "new"), str(tmp_path / "qrels")
+
+
+def test_compare_refuses_a_run_whose_ids_the_gold_set_does_not_know(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Two runs of foreign ids both score 0: no drop, exit 0, before."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("".join(f"q{i:02d} 0 d{i} 2\n" for i in range(12)))
+    foreign = tmp_path / "foreign"
+    foreign.write_text("".join(f"q{i:02d} Q0 u{i} 1 2 r\n" for i in range(12)))
+    code, _, err = run_main(
+        capsys, "compare", str(foreign), str(foreign), str(qrels), "-m", "nDCG@10"
+    )
+    assert code == 2
+    assert "BASE: none of the 12 retrieved ids is known to the gold set (e.g. 'u0', 'u1'" in err
 
 
 def test_compare_exits_1_on_a_significant_drop_and_lists_the_queries(

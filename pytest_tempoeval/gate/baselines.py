@@ -46,6 +46,7 @@ from pytest_tempoeval.errors import BaselineError, BaselineRegression, BaselineW
 from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
 from pytest_tempoeval.gate import randomization
 from pytest_tempoeval.metrics.explain import query_lines
+from pytest_tempoeval.metrics.results import MetricResult
 
 FORMAT_VERSION = 1
 MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
@@ -58,7 +59,8 @@ class BaselineComparison:
     """The outcome of one check, for messages and reports."""
 
     key: str
-    # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded), or "pending": a
+    # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded), "unknown ids"
+    # (fail_on_unknown_ids), "dry run" (nothing judged: its test is skipped), or "pending": a
     # significant drop that the session's Holm correction decides at its end
     status: str
     baseline: float | None
@@ -83,7 +85,7 @@ class BaselineComparison:
 
     @property
     def passed(self) -> bool:
-        return self.status not in ("regressed", "incomplete")
+        return self.status not in ("regressed", "incomplete", "unknown ids")
 
     @property
     def note(self) -> str:
@@ -92,6 +94,7 @@ class BaselineComparison:
             "regressed": "regressed",
             "written": "baseline written",
             "incomplete": "queries left out (fail_on_excluded)",
+            "unknown ids": "retrieved ids unknown to the gold set (fail_on_unknown_ids)",
             "pending": PENDING_NOTE,
         }.get(self.status, "")
         return "; ".join(filter(None, [verdict, self.judged_note, self.gold_note]))
@@ -327,8 +330,16 @@ class BaselineStore:
         ``nDCG@10``).
         """
         __tracebackhide__ = True  # failures point at the test's line, not here
-        result.check_comparable()  # a result with no counted query is an error, never a pass
+        if not isinstance(result, MetricResult):
+            raise TypeError(
+                f"tempoeval_baseline.check() takes a MetricResult, the value a metric function "
+                f"(ndcg(...), temporal_ndcg(...)) or evaluate(...)[measure] returns, got "
+                f"{type(result).__name__} {result!r}: pass the result itself, not float(result)"
+            )
         max_drop = self.max_drop if max_drop is None else max_drop
+        if result.judge_dry_run:  # nothing was judged: nothing to write or compare; skipped
+            return BaselineComparison(name or result.measure, "dry run", None, math.nan, 0)
+        result.check_comparable()  # a result with no counted query is an error, never a pass
         if not (
             math.isfinite(max_drop) and max_drop >= 0 and 0 < alpha < 1
         ):  # inf would switch the gate off
@@ -363,22 +374,27 @@ class BaselineStore:
                 key, baseline_scores, entry["per_query"], max_drop, alpha, seed, judged=judged
             )
             comparison = replace(comparison, gold_note=gold_note)
-        left_out = result.exclusion_failure()
-        if left_out and comparison.passed:
-            comparison = replace(comparison, status="incomplete")
+        left_out, unknown = result.exclusion_failure(), result.unknown_ids_failure()
+        if (left_out or unknown) and comparison.passed:
+            comparison = replace(comparison, status="incomplete" if left_out else "unknown ids")
         elif (
             self.correction == "holm"
             and comparison.status == "regressed"
             and comparison.p_value is not None  # tested: the session's family decides
-            and not left_out
+            and not (left_out or unknown)
         ):
             comparison = replace(comparison, status="pending")
         message = ""
-        if comparison.status in ("regressed", "incomplete", "pending"):
+        if not comparison.passed or comparison.status == "pending":
             message = self._regression_message(comparison, result)
             if left_out:
                 message += (
                     f"\n  fails because nothing may be left out (fail_on_excluded): {left_out}"
+                )
+            if unknown:
+                message += (
+                    "\n  fails because every retrieved id must be known (fail_on_unknown_ids): "
+                    f"{unknown}"
                 )
         if self._on_check is not None:
             self._on_check(result, comparison, message)

@@ -6,6 +6,7 @@ the same whichever provider judges.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,20 +18,53 @@ CHARS_PER_TOKEN = 4
 ESTIMATED_OUTPUT_TOKENS = {"graded": 50, "verdict": 90}
 
 
-def count_dry_run(stats: Any, missing: list[str], held: int, graded: bool, where: str) -> None:
-    """Count what a call would ask (the prompts ``missing``) and estimate its tokens; then stop the
-    call with :class:`JudgeDryRun`: nothing is asked."""
-    stats.to_ask += len(missing)
+def count_dry_run(
+    stats: Any,
+    counted: set[str],
+    prompts: Collection[str],
+    missing: Collection[str],
+    graded: bool,
+    where: str,
+) -> JudgeDryRun | None:
+    """Count what a dry-run call needs: the prompts ``missing`` it would ask and the others, held,
+    each prompt once per judge (``counted``: those its earlier stopped calls counted), as a
+    recording asks a prompt once and then remembers the reply. Returns the stop the call raises
+    when it would ask anything (nothing is asked); None when everything is held: it replays."""
+    if not missing:
+        return None
+    new = [prompt for prompt in prompts if prompt not in counted]
+    counted.update(new)
+    wanted = set(missing)
+    to_ask = [prompt for prompt in new if prompt in wanted]
+    held = len(new) - len(to_ask)
+    stats.to_ask += len(to_ask)
     stats.held += held
-    stats.estimated_input_tokens += sum(-(-len(prompt) // CHARS_PER_TOKEN) for prompt in missing)
+    stats.estimated_input_tokens += sum(-(-len(prompt) // CHARS_PER_TOKEN) for prompt in to_ask)
     output = ESTIMATED_OUTPUT_TOKENS["graded" if graded else "verdict"]
-    stats.estimated_output_tokens += output * len(missing)
-    raise JudgeDryRun(
-        f"judge dry run: {len(missing)} judgments to ask ({held} held in {where}); "
+    stats.estimated_output_tokens += output * len(to_ask)
+    return JudgeDryRun(
+        f"judge dry run: {_judgments(len(to_ask))} to ask ({held} held in {where}); "
         "nothing was asked",
-        needed=len(missing),
+        needed=len(to_ask),
         held=held,
+        where=where,
     )
+
+
+def dry_run_summary(stops: Sequence[JudgeDryRun]) -> str:
+    """Why a test is skipped in a dry run: the judgments all its stopped calls would ask, and those
+    held, summed (each call counted only what the ones before it had not)."""
+    needed, held = sum(stop.needed for stop in stops), sum(stop.held for stop in stops)
+    places = ", ".join(dict.fromkeys(stop.where for stop in stops if stop.where)) or "cassettes"
+    calls = f" in {len(stops)} judged calls" if len(stops) > 1 else ""
+    return (
+        f"judge dry run: {_judgments(needed)} to ask ({held} held in {places}){calls}; "
+        "nothing was asked"
+    )
+
+
+def _judgments(n: int) -> str:
+    return f"{n} judgment{'' if n == 1 else 's'}"
 
 
 def budget_spent(budget: Any, still: int, total: int) -> JudgeBudgetSpent:

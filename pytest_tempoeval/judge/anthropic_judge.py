@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun, JudgeError, NoValidAnswer
+from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeError, NoValidAnswer
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
 from pytest_tempoeval.judge.batches import ask_in_batches, forget
 from pytest_tempoeval.metrics.llm_judgments import (
@@ -100,6 +100,12 @@ class AnthropicJudge:
         self._unrecorded: dict[
             str, tuple[Any, Any]
         ] = {}  # prompt -> (HTTP request, response) not yet kept
+        self._dry_run_counted: set[str] = set()  # prompts a dry run has counted, asked or held
+
+    @property
+    def _where(self) -> str:
+        """Where this judge's answers are kept, for a dry run's counts."""
+        return str(self.cassette.path) if self.cassette is not None else "this judge's memory"
 
     def __repr__(self) -> str:
         return f"AnthropicJudge(model={self.model!r}, max_concurrency={self.max_concurrency})"
@@ -152,9 +158,12 @@ class AnthropicJudge:
         done, cached_before = 0, self.stats.cache_hits
         prompts = {self._prompt(item, graded, temporal_focus) for item in items}
         missing = sorted(prompt for prompt in prompts if not self._answerable(prompt))
-        if missing and self.dry_run:
-            where = str(self.cassette.path) if self.cassette is not None else "this judge's memory"
-            count_dry_run(self.stats, missing, len(prompts) - len(missing), graded, where)
+        if self.dry_run:
+            stop = count_dry_run(
+                self.stats, self._dry_run_counted, prompts, missing, graded, self._where
+            )
+            if stop is not None:
+                raise stop
         batch_state = None
         if missing and self.batch and self.cassette is not None and self.cassette.recording:
             batch_state = await self._ask_in_batches(missing)
@@ -168,7 +177,7 @@ class AnthropicJudge:
                 nonlocal attempts
                 attempts += 1
                 async with limit:  # the second try must reach the API, not the remembered reply
-                    return await self._ask(prompt, fresh=attempts > 1)
+                    return await self._ask(prompt, fresh=attempts > 1, graded=graded)
 
             nonlocal done
             try:
@@ -186,7 +195,7 @@ class AnthropicJudge:
                     )
                 if str(error).startswith(where):
                     raise error from None
-                raise type(error)(f"{where}: {error}") from error
+                raise error.in_context(where) from error
             self._record(prompt)  # only a reply that was read as a valid judgment is kept
             done += 1
             if self.progress is not None:
@@ -273,8 +282,9 @@ class AnthropicJudge:
 
     # -- the API ----------------------------------------------------------------------------------
 
-    async def _ask(self, prompt: str, fresh: bool = False) -> str:
+    async def _ask(self, prompt: str, fresh: bool = False, graded: bool = True) -> str:
         """Reply text for a prompt; identical prompts share one request unless ``fresh``.
+        ``graded``: the prompt asks for a grade (a dry run estimates its reply's tokens).
 
         Finished replies are kept as text, requests in flight as futures of the running loop (each
         synchronous call runs its own loop).
@@ -295,7 +305,7 @@ class AnthropicJudge:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            reply = await self._request(prompt, fresh)
+            reply = await self._request(prompt, fresh, graded)
         except BaseException as error:
             future.set_exception(error)
             future.exception()  # retrieved: waiters re-raise it, nobody logs it as unhandled
@@ -307,7 +317,7 @@ class AnthropicJudge:
         self._replies[key] = reply
         return reply
 
-    async def _request(self, prompt: str, fresh: bool = False) -> str:
+    async def _request(self, prompt: str, fresh: bool = False, graded: bool = True) -> str:
         body = self._body(prompt)
         if self.cassette is not None and not (fresh and self.cassette.recording):
             stored = self.cassette.answer(body)
@@ -316,8 +326,10 @@ class AnthropicJudge:
                 return self._reply_text(stored)
             if not self.cassette.recording:
                 raise self.cassette.miss()
-        if self.dry_run:  # a second try of an invalid replayed reply: never asked in a dry run
-            raise JudgeDryRun("judge dry run: a judgment would be asked again", needed=1, held=0)
+        if self.dry_run:  # a second try of an invalid replayed reply: counted, never asked
+            stop = count_dry_run(self.stats, set(), [prompt], [prompt], graded, self._where)
+            assert stop is not None
+            raise stop
         if self.budget is not None and not self.budget.take():
             raise JudgeBudgetSpent("the judge's request budget is spent")
         client = self._async_client()

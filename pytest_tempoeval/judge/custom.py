@@ -98,6 +98,7 @@ class CachedJudge:
             else:
                 self._answers = _read_cache(self.path)
         self._changed = False
+        self._dry_run_counted: set[str] = set()  # prompts a dry run has counted, asked or held
 
     def __repr__(self) -> str:
         return f"CachedJudge({self.provider!r}, cache={str(self.path)!r})"
@@ -145,8 +146,12 @@ class CachedJudge:
             )
         unique = {key: prompt for key, prompt, *_ in keyed}
         missing = sorted(prompt for key, prompt in unique.items() if key not in self._answers)
-        if missing and self.dry_run:
-            count_dry_run(self.stats, missing, len(unique) - len(missing), graded, str(self.path))
+        if self.dry_run:
+            stop = count_dry_run(
+                self.stats, self._dry_run_counted, unique.values(), missing, graded, str(self.path)
+            )
+            if stop is not None:
+                raise stop
         if missing and not self.recording:
             raise JudgeCassetteError(
                 f"{len(missing)} judgments are not in {self.path} (record mode "

@@ -23,7 +23,7 @@ import numpy as np
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.llm_judgments import Judge, JudgmentRequest
+from pytest_tempoeval.metrics.llm_judgments import Judge, JudgmentRequest, judged
 from pytest_tempoeval.metrics.results import MetricResult
 
 AGREEMENT_MODES = ("graded", "binary")
@@ -148,13 +148,14 @@ def judge_agreement(
             f"no (query, judged document) pair of {gold.path} has texts for the judge: "
             "judge_agreement needs query texts and document texts"
         )
-    if mode == "graded":
-        answers = [j.value for j in judge.grade_all(items)]
-        human = grades
-    else:
-        focus = {query.id: query.temporal_focus for query in gold.queries.values()}
-        answers = [j.value for j in judge.verdict_all(items, focus)]
-        human = [int(grade >= rel) for grade in grades]
+    focus = {query.id: query.temporal_focus for query in gold.queries.values()}
+    judgments, stopped = judged(
+        lambda: judge.grade_all(items) if mode == "graded" else judge.verdict_all(items, focus)
+    )
+    if stopped:  # a dry run asked nothing: no kappa, and the plugin skips the test
+        return _unjudged(gold, judge, mode, rel, excluded, stopped)
+    answers = [j.value for j in judgments]
+    human = grades if mode == "graded" else [int(grade >= rel) for grade in grades]
     first, second = np.array(human), np.array(answers)
     weights = "quadratic" if mode == "graded" else None
     # the whole scale, used or not: a judge that never says 2 or 3 must not make 4 and 1 neighbours
@@ -195,4 +196,23 @@ def judge_agreement(
         "judge": dict(sorted(Counter(answers).items())),
     }
     result.disagreements = disagreements
+    return result
+
+
+def _unjudged(
+    gold: GoldSet, judge: Judge, mode: str, rel: int, excluded: dict[str, str], stopped: str
+) -> AgreementResult:
+    """The result of an agreement a dry run judged nothing of."""
+    result = AgreementResult(
+        "judge_agreement",
+        None,
+        mode,
+        {},
+        excluded,
+        extra={"judge_model": getattr(judge, "model", None), "rel": rel, "pairs": 0},
+        gold=gold,
+        measure=f"judge_agreement({mode})",
+    )
+    result.labels, result.confusion, result.counts, result.disagreements = [], [], {}, []
+    result.judge_dry_run = stopped
     return result

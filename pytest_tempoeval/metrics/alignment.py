@@ -14,6 +14,7 @@ import numpy as np
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.data.columns import (
+    IdLookup,
     encode_ids,
     hash_words,
     id_words,
@@ -201,3 +202,84 @@ def judged_rows_of(run: Run, gold: GoldSet, rows: np.ndarray, queries: np.ndarra
     found = np.full(rows.shape, -1, dtype=np.int64)
     found[valid] = joined
     return found
+
+
+# Unknown retrieved ids an explanation names, and gold-set ids it shows beside them.
+UNKNOWN_EXAMPLES, GOLD_EXAMPLES = 3, 2
+
+
+def unknown_ids(run: Run, gold: GoldSet, depth: int, self_described: bool) -> dict[str, object]:
+    """How many ids in the top ``depth`` of the gold queries' rankings the gold set does not know:
+    it judges them for no query and does not declare them under ``documents``, and
+    (``self_described``: the modes that read texts) the run gives them no text and no date.
+
+    An id retrieved for two queries counts twice, as ``retrieved_ids`` does. Plain data (it goes
+    into reports): ``unknown_ids``, ``retrieved_ids``, a few ``unknown_examples`` and
+    ``gold_id_examples``.
+    """
+
+    def count() -> dict[str, object]:
+        rows = ranked_rows(run, gold, depth)
+        retrieved = rows[rows >= 0]
+        counts: dict[str, object] = {"unknown_ids": 0, "retrieved_ids": int(retrieved.size)}
+        unknown = retrieved[~_knows(run, gold, retrieved, self_described)]
+        if unknown.size:
+            examples = dict.fromkeys(run.table.ids_of(unknown[: 50 * UNKNOWN_EXAMPLES]))
+            counts["unknown_ids"] = int(unknown.size)
+            counts["unknown_examples"] = list(examples)[:UNKNOWN_EXAMPLES]
+            counts["gold_id_examples"] = _gold_id_examples(gold)
+        return counts
+
+    return run.memo(("unknown_ids", gold, depth, self_described), count)
+
+
+def knows_some_id(run: Run, gold: GoldSet, self_described: bool) -> bool:
+    """Whether the gold set knows any id the run retrieved for its queries, at any rank."""
+
+    def find() -> bool:
+        if self_described and (run.texts or run.focus_times):
+            return True  # a run keeps texts and dates of the documents it retrieved only
+        lengths = run.table.lengths
+        in_gold = np.zeros(lengths.size, dtype=bool)
+        run_of = run_of_gold(run, gold)
+        in_gold[run_of[run_of >= 0]] = True
+        rows = np.flatnonzero(np.repeat(in_gold, lengths))
+        return bool(_knows(run, gold, rows, self_described).any())
+
+    return run.memo(("knows_some_id", gold, self_described), find)
+
+
+def retrieved_count(run: Run, gold: GoldSet) -> int:
+    """How many documents the run retrieved for the gold set's queries, at every rank."""
+    return int(ranked_lengths(run, gold).sum())
+
+
+def _knows(run: Run, gold: GoldSet, rows: np.ndarray, self_described: bool) -> np.ndarray:
+    """[rows] whether the gold set knows the id of each run-table row (see :func:`unknown_ids`).
+
+    Judged ids are looked up in bulk; the declared documents (a corpus may hold millions) and the
+    run's texts are asked only about the ids left, one by one."""
+    known = np.zeros(rows.size, dtype=bool)
+    if gold.judgments.n_rows and rows.size:
+        known = _judged_ids(gold).find(run.table.words_of(rows)) >= 0
+    documents = gold.documents
+    texts, dates = (run.texts, run.focus_times) if self_described else ({}, {})
+    if (documents or texts or dates) and not known.all():
+        rest = np.flatnonzero(~known)
+        known[rest] = [
+            doc in documents or doc in texts or doc in dates for doc in run.table.ids_of(rows[rest])
+        ]
+    return known
+
+
+def _judged_ids(gold: GoldSet) -> IdLookup:
+    """The ids the gold set judges for some query (an id judged for several queries is stored
+    several times: found all the same)."""
+    return gold.memo("judged_ids", lambda: IdLookup(gold.judgments.words))
+
+
+def _gold_id_examples(gold: GoldSet) -> list[str]:
+    judgments = gold.judgments
+    if judgments.n_rows:
+        return list(dict.fromkeys(judgments.ids_of(slice(0, 2 * GOLD_EXAMPLES))))[:GOLD_EXAMPLES]
+    return list(itertools.islice(gold.documents, GOLD_EXAMPLES))

@@ -8,8 +8,11 @@ recorded.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any
 
 
@@ -29,6 +32,9 @@ class Check:
     # A significant drop left to the session's Holm correction: the failure message it gets if the
     # correction confirms it.
     pending_message: str = ""
+    # A failed comparison whose value was thrown away (a bare statement, no ``assert``): the
+    # failure message its test gets when it ends.
+    unasserted: str = ""
 
 
 Recorder = Callable[[Check], None]
@@ -40,6 +46,7 @@ class Policy:
     """Session-wide rules for checks, set by the plugin from the ini file."""
 
     fail_on_excluded: bool = False  # ini tempoeval_fail_on_excluded; a metric call's own wins
+    fail_on_unknown_ids: bool = False  # ini tempoeval_fail_on_unknown_ids
 
 
 policy = Policy()
@@ -48,3 +55,71 @@ policy = Policy()
 def record(check: Check) -> None:
     if active_recorders:
         active_recorders[-1](check)
+
+
+# -- judged calls a dry run stopped ----------------------------------------------------------------
+# Under --tempoeval-judge-dry-run the plugin pushes a list per running test. A judged metric call
+# the dry run stopped (its judge raised JudgeDryRun: nothing asked) adds the stop there and returns
+# a result with no score, so the test goes on to its later judged calls and the dry run counts them
+# all; the plugin then skips the test with their counts. Outside that, the stop is raised.
+dry_run_stops: list[list[Exception]] = []
+
+
+def keep_dry_run_stop(stop: Exception) -> bool:
+    """Whether the running test collects dry-run stops; if so, ``stop`` is added to them."""
+    if not dry_run_stops:
+        return False
+    dry_run_stops[-1].append(stop)
+    return True
+
+
+# -- comparisons written without ``assert`` --------------------------------------------------------
+# ``ndcg(run, gold) >= 0.8`` as a bare statement compares, records a failed check, and throws the
+# False away: the test would pass. The rule: a failed comparison whose value the calling code
+# throws away fails its test; one whose value is used (``assert``, ``assert not``, ``if``, stored,
+# or raised by an ``assert_*`` result) is the calling code's business, so a test that checks that a
+# threshold fails (``with pytest.raises(AssertionError): assert result >= 0.99``) still passes.
+# CPython compiles a bare comparison to COMPARE_OP then POP_TOP (3.11 to 3.13); anything else, or
+# code that cannot be read, counts as used.
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def discarded_at() -> str:
+    """``file:line`` of the comparison running now when its caller throws its value away (a bare
+    statement), else an empty string. The caller is the first frame outside this package."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None or not _pops_after(frame.f_code, frame.f_lasti):
+        return ""
+    path = frame.f_code.co_filename
+    try:
+        path = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        pass
+    return f"{path}:{frame.f_lineno}"
+
+
+_bare_comparisons: dict[CodeType, frozenset[int]] = {}  # code -> offsets of discarded comparisons
+
+
+def _pops_after(code: CodeType, offset: int) -> bool:
+    if code not in _bare_comparisons:
+        import dis  # only a failed comparison gets here
+        from itertools import pairwise
+
+        _bare_comparisons[code] = frozenset(
+            this.offset
+            for this, after in pairwise(dis.get_instructions(code))
+            if this.opname == "COMPARE_OP" and after.opname == "POP_TOP"
+        )
+    return offset in _bare_comparisons[code]
+
+
+def not_asserted(where: str) -> str:
+    """The first line of the failure of a comparison written without ``assert``."""
+    return (
+        f"{where}: this metric comparison failed, but it was not asserted (its value was thrown "
+        "away): write `assert` before it"
+    )

@@ -30,6 +30,7 @@ class Explained(Protocol):
 
     label: str
     mode: str
+    k: int | None
 
     @property
     def per_query(self) -> Mapping[str, float]: ...
@@ -43,6 +44,7 @@ class Explained(Protocol):
     def worst(self, n: int) -> list[str]: ...
     def explain_query(self, query_id: str) -> QueryExplanation | None: ...
     def exclusion_failure(self) -> str | None: ...
+    def unknown_ids_failure(self) -> str | None: ...
     def detail_lines(self, n: int) -> list[str]: ...
 
 
@@ -71,6 +73,9 @@ def summary_line(result: Explained) -> str:
     unjudged = result.extra.get("unjudged")
     if unjudged:
         text += f", {unjudged} retrieved docs unjudged"
+    unknown = unknown_ids_note(result, examples=False)
+    if unknown:
+        text += f", {unknown}"
     missing = result.extra.get("missing_queries")
     if missing:
         text += f", {missing} gold queries missing from the run (scored 0)"
@@ -112,9 +117,11 @@ def short_note(extra: Mapping[str, Any]) -> str:
 
 
 def score_notes(result: Explained) -> str:
-    """What every report notes beside a score: what it left out, and rankings shorter than k."""
+    """What every report notes beside a score: what it left out, rankings shorter than k, and
+    retrieved ids the gold set does not know."""
     omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
-    return "; ".join(filter(None, [omitted, short_note(result.extra)]))
+    notes = [omitted, short_note(result.extra), unknown_ids_note(result)]
+    return "; ".join(filter(None, notes))
 
 
 def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
@@ -130,6 +137,15 @@ def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
         lines.append(
             f"  ignored (run queries not in the gold set; strict=True refuses): {_ids(ignored)}"
         )
+    unknown = result.extra.get("unknown_ids")
+    if unknown:
+        shown = ", ".join(map(repr, result.extra.get("unknown_examples") or []))
+        what = (
+            unknown_ids_hint(result)
+            if unknown == result.extra.get("retrieved_ids")
+            else "neither judged for a query nor declared under documents"
+        )
+        lines.append(f"  unknown ids (e.g. {shown}): {what}")
     if result.extra.get("identical_ids_dropped"):
         lines.append(
             "  dropped: retrieved documents whose id is their query's (BEIR's evaluator does the "
@@ -199,6 +215,51 @@ def left_out(excluded: Mapping[str, str], ignored: list[str], shown: int = 3) ->
     return text
 
 
+def unknown_ids_note(result: Explained, examples: bool = True) -> str:
+    """``5 of 160 retrieved ids in the top 10 unknown to the gold set (e.g. 'a1', 'b2')``: ids it
+    neither judges nor declares (outside gold mode, with no text or date in the run either), in
+    the ranks the score read. Empty when every one is known."""
+    unknown, retrieved = result.extra.get("unknown_ids", 0), result.extra.get("retrieved_ids", 0)
+    if not unknown:
+        return ""
+    top = f" in the top {result.k}" if result.k is not None else ""
+    if unknown == retrieved:
+        text = f"none of the {retrieved} retrieved ids{top} is known to the gold set"
+    else:
+        text = f"{unknown} of {retrieved} retrieved ids{top} unknown to the gold set"
+    return text + _examples(result) if examples else text
+
+
+def _examples(result: Explained) -> str:
+    shown = result.extra.get("unknown_examples") or []
+    return f" (e.g. {', '.join(map(repr, shown))})" if shown else ""
+
+
+def unknown_ids_hint(result: Explained) -> str:
+    """What to do about retrieved ids the gold set does not know."""
+    gold = result.extra.get("gold_id_examples") or []
+    unknown = result.extra.get("unknown_examples") or []
+    hint = f"the gold set's ids look like {', '.join(map(repr, gold))}; " if gold else ""
+    if unknown and all(doc.isdigit() for doc in unknown) and not all(d.isdigit() for d in gold):
+        hint += "a number id is read as its decimal text (3 is '3'), so map positions to ids; "
+    hint += (
+        "give the run the gold set's document ids (Run.from_retriever(..., id_key='doc_id') reads "
+        "them from each result's metadata)"
+    )
+    if result.mode != "gold":
+        hint += ", or their texts"
+    return hint
+
+
+def unknown_ids_problem(result: Explained) -> str:
+    """The error of a result whose retrieved ids the gold set knows none of, and what to do."""
+    retrieved = result.extra.get("run_retrieved_ids", 0)
+    return (
+        f"none of the {retrieved} retrieved ids is known to the gold set{_examples(result)}; "
+        f"{unknown_ids_hint(result)}"
+    )
+
+
 def explain_comparison(result: Explained, op: str, threshold: float, verbose: int) -> list[str]:
     """Lines explaining why ``result op threshold`` failed; more queries with ``-vv``."""
     counted = len(result.per_query)
@@ -213,6 +274,11 @@ def explain_comparison(result: Explained, op: str, threshold: float, verbose: in
         head += f"; {short}"
     if result.exclusion_failure():
         head += "; fails because nothing may be left out (fail_on_excluded)"
+    unknown = unknown_ids_note(result, examples=False)
+    if unknown:
+        head += f"; {unknown}"
+        if result.unknown_ids_failure():
+            head += ", which fails it (fail_on_unknown_ids)"
     worst = result.worst(WORST_NAMED)
     if worst:
         head += "; worst: " + ", ".join(f"{q} {result.per_query[q]:.3f}" for q in worst)

@@ -24,8 +24,11 @@ from pytest_tempoeval.metrics import kernels
 from pytest_tempoeval.metrics.alignment import (
     check_no_ignored_queries,
     ignored_run_queries,
+    knows_some_id,
+    retrieved_count,
     scored_run,
     short_rankings,
+    unknown_ids,
 )
 from pytest_tempoeval.metrics.explain import QueryExplanation
 from pytest_tempoeval.metrics.llm_judgments import Judge
@@ -519,11 +522,25 @@ def _package(
         top = full.rows[:, : scoring.k or full.rows.shape[1]]
         return {"unjudged": int(((top >= 0) & ~full.known[:, : top.shape[1]]).sum())}
 
+    self_described = mode != "gold"  # the modes that read texts know a document by its text
+
+    def later() -> dict[str, Any]:  # the ids the gold set does not know: counted when asked for
+        run, gold = scoring.run, scoring.gold
+        unknown = unknown_ids(run, gold, scoring.k or scoring.depth, self_described)
+        unknown["run_retrieved_ids"] = retrieved_count(run, gold)
+        return {**unjudged(), **unknown} if relevance.complete else unknown
+
+    def some_known() -> bool:  # at any rank; the ranks scored first, as they usually answer
+        first = relevance.first_relevant
+        if (first >= 0).any() if first is not None else relevance.known.any():
+            return True
+        return knows_some_id(scoring.run, scoring.gold, self_described)
+
     def judged() -> QueryScores:
         return _judged_shares(whole(), scoring)
 
     explain = _explainer(whole, scoring, binary)
-    return MetricResult(
+    result = MetricResult(
         name,
         scoring.k,
         mode,
@@ -535,8 +552,11 @@ def _package(
         scoring.fail_on_excluded,
         str(measure),
         (judged if relevance.complete else judged()) if mode == "gold" else None,
-        later_extra=unjudged if relevance.complete else None,
+        later_extra=later,
+        some_known=some_known,
     )
+    result.judge_dry_run = relevance.judge_dry_run
+    return result
 
 
 def _judged_shares(relevance: Relevance, scoring: _Scoring) -> QueryScores:

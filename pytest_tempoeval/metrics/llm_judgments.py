@@ -17,7 +17,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pytest_tempoeval.errors import InvalidReply, NoValidAnswer
+from pytest_tempoeval.errors import InvalidReply, JudgeDryRun, NoValidAnswer
+from pytest_tempoeval.metrics.checks import keep_dry_run_stop
 
 # (query id, query text, doc id, document text): one judgment to make.
 JudgmentRequest = tuple[str, str, str, str]
@@ -46,6 +47,18 @@ class Judge(Protocol):
     ) -> list[Judgment]:
         """A 0/1 verdict for every item (the seed precision prompt), in order."""
         ...
+
+
+def judged(ask: Callable[[], list[Judgment]]) -> tuple[list[Judgment], str]:
+    """The judge's answers to ``ask()``, and an empty string; or, when a dry run stopped the call
+    and the running test collects such stops (:data:`.checks.dry_run_stops`), no answers and why.
+    A call's stop is raised otherwise."""
+    try:
+        return ask(), ""
+    except JudgeDryRun as stop:
+        if not keep_dry_run_stop(stop):
+            raise
+        return [], str(stop)
 
 
 _FENCED = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)

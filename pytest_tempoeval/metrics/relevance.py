@@ -38,7 +38,7 @@ from pytest_tempoeval.metrics.focus_index import (
     retrieved_focus_times,
     similarity_table,
 )
-from pytest_tempoeval.metrics.llm_judgments import Judge
+from pytest_tempoeval.metrics.llm_judgments import Judge, judged
 from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
 
 # Why a query is left out of a mean.
@@ -93,6 +93,7 @@ class Relevance:
     # first-relevant-only (RR, Success): [nq] rank index of the first relevant document (-1: none);
     # the matrices are then empty ([nq, 0]) and ``complete`` holds them
     first_relevant: np.ndarray | None = None
+    judge_dry_run: str = ""  # llm mode: why a dry run judged nothing (see checks.dry_run_stops)
 
     def first_relevant_ranks(self) -> np.ndarray:
         """[nq] rank index (0-based) of each query's first relevant document, -1 when none."""
@@ -383,11 +384,10 @@ def llm_relevance(
             positions.append((position, rank))
             if len(text) > MAX_DOCUMENT_CHARS:
                 cut[position] = cut.get(position, 0) + 1
-    if graded:
-        judgments = judge.grade_all(items)
-    else:
-        focus = {query.id: query.temporal_focus for query in gold.queries.values()}
-        judgments = judge.verdict_all(items, focus)
+    focus = {query.id: query.temporal_focus for query in gold.queries.values()}
+    judgments, stopped = judged(
+        lambda: judge.grade_all(items) if graded else judge.verdict_all(items, focus)
+    )
     relevance = np.zeros(rows.shape)
     known = np.zeros(rows.shape, dtype=bool)
     for (position, rank), judgment in zip(positions, judgments):
@@ -419,4 +419,5 @@ def llm_relevance(
             f"{MAX_DOCUMENT_CHARS:,} characters, cut for the judge"
             for position, count in cut.items()
         },
+        judge_dry_run=stopped,
     )

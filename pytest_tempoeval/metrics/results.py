@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
@@ -11,16 +12,20 @@ import numpy as np
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.checks import Check, policy, record
+from pytest_tempoeval.metrics.checks import Check, discarded_at, not_asserted, policy, record
 from pytest_tempoeval.metrics.explain import (
     QueryExplanation,
     explain_comparison,
     explain_text,
+    format_score,
     left_out,
     summary_line,
+    unknown_ids_note,
+    unknown_ids_problem,
 )
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
+_OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
 
 
 class QueryScores(Mapping[str, float]):
@@ -62,6 +67,9 @@ class _Details:
     judged: Mapping[str, float] | Callable[[], Mapping[str, float]] | None = None
     # counts computed when first asked for (they may need work the score itself did not)
     later_extra: Callable[[], dict[str, Any]] | None = None
+    # whether some retrieved rank has a known relevance (so its id is known): cheaper than
+    # counting the ids the gold set does not know, which only "no" needs
+    some_known: Callable[[], bool] | None = None
 
 
 class MetricResult(float):
@@ -75,6 +83,9 @@ class MetricResult(float):
     measure: str
     k: int | None
     mode: str
+    # Why nothing was judged: a judged call a dry run stopped (the plugin skips its test). Its
+    # comparisons hold and record nothing, so the test goes on to its other judged calls.
+    judge_dry_run = ""
 
     def __new__(
         cls,
@@ -91,6 +102,7 @@ class MetricResult(float):
         judged: Mapping[str, float] | Callable[[], Mapping[str, float]] | None = None,
         value: float | None = None,
         later_extra: Callable[[], dict[str, Any]] | None = None,
+        some_known: Callable[[], bool] | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -109,6 +121,7 @@ class MetricResult(float):
             per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold, judged
         )
         self._details.later_extra = later_extra
+        self._details.some_known = some_known
         return self
 
     # -- data -------------------------------------------------------------------------------------
@@ -244,6 +257,23 @@ class MetricResult(float):
 
     raise_on_failure = False
 
+    def unknown_ids_failure(self) -> str | None:
+        """With ini ``tempoeval_fail_on_unknown_ids``, the retrieved ids the gold set does not
+        know, which fail every check of this result; else None."""
+        return (unknown_ids_note(self) or None) if policy.fail_on_unknown_ids else None
+
+    def knows_no_retrieved_id(self) -> bool:
+        """Whether the gold set knows none of the ids the run retrieved for its queries, at any
+        rank (and it retrieved some): ids of another corpus, whose score is 0 whatever they are."""
+        some_known = self._details.some_known
+        if some_known is not None and some_known():  # usually: the unknown ids are not counted
+            return False
+        retrieved = self.extra.get("run_retrieved_ids", 0)
+        if some_known is not None:
+            return retrieved > 0
+        # a result rebuilt from its data: what its counts say
+        return 0 < self.extra.get("unknown_ids", 0) == self.extra.get("retrieved_ids") == retrieved
+
     def exclusion_failure(self) -> str | None:
         """With ``fail_on_excluded`` (the call's, else ini ``tempoeval_fail_on_excluded``), what
         was left out of the score, which fails every check of this result; else None."""
@@ -253,17 +283,27 @@ class MetricResult(float):
         return left_out(self.excluded, self.extra.get("ignored_run_queries") or []) or None
 
     def _compare(self, op: str, other: object, outcome: bool) -> bool:
-        if isinstance(other, (int, float)) and not isinstance(other, bool):
-            outcome = outcome and self.exclusion_failure() is None
-            record(Check(self, op, float(other), outcome))
+        if _is_threshold(other):
+            threshold = float(other)  # type: ignore[arg-type]
+            outcome = (
+                outcome and self.exclusion_failure() is None and self.unknown_ids_failure() is None
+            )
+            unasserted = ""
+            if not outcome and not self.raise_on_failure:
+                where = discarded_at()
+                if where:  # a bare statement: nothing else will fail the test
+                    explanation = explain_comparison(self, op, threshold, verbose=0)
+                    unasserted = "\n".join([not_asserted(where), *explanation])
+            record(Check(self, op, threshold, outcome, unasserted=unasserted))
             if not outcome and self.raise_on_failure:
-                explanation = explain_comparison(self, op, float(other), verbose=0)
+                explanation = explain_comparison(self, op, threshold, verbose=0)
                 raise AssertionError("\n".join(explanation))
         return outcome
 
     def check_comparable(self) -> None:
-        """Raise :class:`MetricError` when no query was counted, or a counted query's score is NaN:
-        such a result can neither pass nor fail a check."""
+        """Raise :class:`MetricError` when no query was counted, when a counted query's score is
+        NaN, or when the gold set knows none of the retrieved ids: such a result can neither pass
+        nor fail a check."""
         if not self._details.per_query:
             reasons = sorted(set(self.excluded.values())) or ["no queries"]
             raise MetricError(
@@ -279,22 +319,36 @@ class MetricResult(float):
                 f"{self.label} [{self.mode}] is NaN, so it cannot be compared: counted queries "
                 f"with a NaN score: {len(undefined)}{which}"
             )
+        if self.knows_no_retrieved_id():
+            raise MetricError(
+                f"{self.label} [{self.mode}] = {format_score(float(self))} measures nothing: "
+                f"{unknown_ids_problem(self)}"
+            )
+
+    def _comparable(self, op: str, other: object) -> None:
+        """:meth:`check_comparable`, for a comparison: one the retrieved ids cannot pass is
+        recorded as failed before it raises, so the summary and the reports show it."""
+        if _is_threshold(other) and self._details.per_query and self.knows_no_retrieved_id():
+            record(Check(self, op, float(other), False))  # type: ignore[arg-type]
+        self.check_comparable()
+
+    def _check(self, op: str, other: object) -> bool:
+        if self.judge_dry_run:  # no score: the test is skipped when it ends
+            return True
+        self._comparable(op, other)
+        return self._compare(op, other, _OPERATORS[op](float(self), _plain(other)))
 
     def __lt__(self, other: object) -> bool:
-        self.check_comparable()
-        return self._compare("<", other, float(self) < _plain(other))
+        return self._check("<", other)
 
     def __le__(self, other: object) -> bool:
-        self.check_comparable()
-        return self._compare("<=", other, float(self) <= _plain(other))
+        return self._check("<=", other)
 
     def __gt__(self, other: object) -> bool:
-        self.check_comparable()
-        return self._compare(">", other, float(self) > _plain(other))
+        return self._check(">", other)
 
     def __ge__(self, other: object) -> bool:
-        self.check_comparable()
-        return self._compare(">=", other, float(self) >= _plain(other))
+        return self._check(">=", other)
 
     def __hash__(self) -> int:
         return float.__hash__(self)
@@ -314,6 +368,11 @@ def assertrepr_compare(op: str, left: Any, right: Any, verbose: int) -> list[str
     if isinstance(right, MetricResult) and _is_number(left) and op in _FLIPPED:
         return explain_comparison(right, _FLIPPED[op], float(left), verbose)
     return None
+
+
+def _is_threshold(value: object) -> bool:
+    """Whether a comparison with ``value`` is a check (reported): a number, another result too."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _is_number(value: Any) -> bool:

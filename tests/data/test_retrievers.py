@@ -17,6 +17,7 @@ from pytest_tempoeval import (
     Run,
     RunError,
     RunWarning,
+    ndcg,
     temporal_ndcg,
     temporal_precision,
 )
@@ -113,6 +114,32 @@ def test_langchain_retriever_documents_give_ids_texts_and_dates() -> None:
         store.as_retriever(search_kwargs={"k": 3}), GOLD, k=3, id_key="doc_id"
     )
     assert len(by_metadata["q2016"]) == 3 and set(by_metadata["q2016"]) <= {*TEXTS, "dz"}
+
+
+def test_a_langchain_retriever_without_id_key_gives_ids_that_pass_no_check() -> None:
+    """InMemoryVectorStore gives each document a random UUID unless told otherwise: scored in gold
+    mode, such a run is 0.0 and used to compare, and baseline, like any score."""
+    vectorstores = pytest.importorskip("langchain_core.vectorstores")
+    embeddings = pytest.importorskip("langchain_core.embeddings")
+    documents = pytest.importorskip("langchain_core.documents")
+    store = vectorstores.InMemoryVectorStore(embeddings.DeterministicFakeEmbedding(size=16))
+    store.add_documents(
+        [documents.Document(page_content=t, metadata={"doc_id": d}) for d, t in TEXTS.items()]
+    )
+    uuids = Run.from_retriever(store.as_retriever(search_kwargs={"k": 3}), GOLD, k=3)
+    result = ndcg(uuids, GOLD, k=3)
+    assert float(result) == 0.0
+    assert "none of the 6 retrieved ids in the top 3 is known to the gold set" in result.summary()
+    with pytest.raises(
+        MetricError,
+        match=r"none of the 6 retrieved ids is known to the gold set \(e\.g\. '[0-9a-f-]{36}', .*"
+        r"the gold set's ids look like 'd2020', 'd2016'; .*id_key='doc_id'",
+    ):
+        assert result >= 0.0
+    # focus-time mode reads the texts the retriever returned: those ids are known by their text
+    assert temporal_precision(uuids, GOLD, k=3) >= 0.0
+    named = Run.from_retriever(store.as_retriever(search_kwargs={"k": 3}), GOLD, id_key="doc_id")
+    assert ndcg(named, GOLD, k=3) > 0.0  # comparable: its ids are the gold set's
 
 
 def test_langchain_scored_pairs() -> None:

@@ -349,3 +349,20 @@ def test_a_judged_share_outside_0_1_is_refused_naming_the_query(tmp_path, share:
         BaselineError, match=rf"{path}: not a tempoeval baseline: result 'nDCG@10', query 'q': "
     ):
         BaselineStore(path, update=False).read()
+
+
+@pytest.mark.parametrize("given", [0.5, "0.5", None])
+def test_checking_anything_but_a_metric_result_is_a_type_error_naming_what_to_pass(
+    tmp_path, given
+) -> None:
+    """float(result) has no per-query scores to pair: the error says what to pass instead."""
+    from pytest_tempoeval import BaselineStore
+
+    store = BaselineStore(tmp_path / "b.json", update=True, test_id="t.py::t")
+    with pytest.raises(
+        TypeError,
+        match=r"^tempoeval_baseline\.check\(\) takes a MetricResult, .* evaluate\(\.\.\.\)"
+        rf"\[measure\] returns, got {type(given).__name__} .*: pass the result itself",
+    ):
+        store.check(given)
+    assert not store.checked and not store.finish()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_tempoeval import JudgeError
+from pytest_tempoeval import JudgeDryRun, JudgeError, NoValidAnswer
 from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
 from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
@@ -136,3 +136,43 @@ def test_an_invalid_stored_reply_fails_replay_with_the_cassette_and_new_episodes
     assert [
         j.value for j in AnthropicJudge(cassette=JudgeCassette(path)).grade_all(ITEMS)
     ] == EXPECTED
+
+
+def test_a_dry_run_that_would_ask_an_invalid_stored_reply_again_stops_with_its_count(
+    tmp_path: Path,
+) -> None:
+    """Recording would ask the spoiled reply again: the dry run counts that one request and stops
+    with JudgeDryRun (whose constructor differs from JudgeError's), naming the query and doc."""
+    path = tmp_path / "edited.yaml"
+    cassette = JudgeCassette(path, "once")
+    with FakeMessagesServer() as server:
+        judge_for(server, 4, cassette).grade_all(ITEMS)
+    cassette.save()
+    data = yaml.safe_load(path.read_text())
+    body = data["interactions"][0]["response"]["body"]
+    body["string"] = re.sub(r'(relevance_score\\": )\d', r"\g<1>9", body["string"])
+    path.write_text(yaml.safe_dump(data))
+
+    judge = AnthropicJudge(
+        api_key=KEY,
+        base_url="http://127.0.0.1:9",  # nothing listens: a request would fail
+        cassette=JudgeCassette(path, "new_episodes"),
+        dry_run=True,
+    )
+    with pytest.raises(JudgeDryRun) as stop:
+        judge.grade_all(ITEMS)
+    assert str(stop.value).startswith("judging doc 'd0' for query 'q0' (model ")
+    assert "judge dry run: 1 judgment to ask (0 held in" in str(stop.value)
+    assert (stop.value.needed, stop.value.held, stop.value.where) == (1, 0, str(path))
+    assert (judge.stats.to_ask, judge.stats.asked) == (1, 0)
+
+
+def test_in_context_keeps_the_class_and_its_attributes() -> None:
+    stop = JudgeDryRun("judge dry run: 2 judgments to ask", needed=2, held=1, where="c.yaml")
+    located = stop.in_context("judging doc 'd' for query 'q'")
+    assert type(located) is JudgeDryRun
+    assert str(located) == "judging doc 'd' for query 'q': judge dry run: 2 judgments to ask"
+    assert (located.needed, located.held, located.where) == (2, 1, "c.yaml")
+    assert located.in_context("judging doc 'd' for query 'q'") is located  # said once
+    secret = NoValidAnswer("reply was sk-ant-abc123").in_context("where")
+    assert str(secret) == "where: reply was sk-ant-<hidden>"

@@ -102,6 +102,69 @@ def test_a_dry_run_asks_nothing_counts_what_is_held_and_skips(
     assert "LLM judge: 4 replayed from cassettes, 0 asked live" in output
 
 
+# Three judged calls in one test: nDCG@4 and nDCG@8 share 4 graded prompts, P@6 asks 6 verdicts.
+# CALLS=1 makes only the first.
+SEVERAL_CALLS = """
+import os
+import pytest
+from pytest_tempoeval import Run, temporal_ndcg, temporal_precision
+
+RUN = Run({"q": ["d2020", "d2016", "d2017", "d2018", "d2019", "d2021", "d2022", "d2023"]})
+
+@pytest.mark.tempoeval("gold.yaml")
+def test_calls(tempoeval_gold, tempoeval_judge, tempoeval_baseline):
+    first = temporal_ndcg(RUN, tempoeval_gold, k=4, mode="llm", judge=tempoeval_judge)
+    assert first >= 0.5
+    if os.environ.get("CALLS") == "1":
+        return
+    assert temporal_ndcg(RUN, tempoeval_gold, k=8, mode="llm", judge=tempoeval_judge) >= 0.5
+    precision = temporal_precision(RUN, tempoeval_gold, k=6, mode="llm", judge=tempoeval_judge)
+    assert precision >= 0.1
+    tempoeval_baseline.check(precision)
+    assert precision.per_query["q"] > 0  # no score in a dry run: a KeyError, skipped all the same
+"""
+
+
+@pytest.mark.parametrize("xdist", XDIST_MODES)
+def test_a_dry_run_counts_every_judged_call_of_a_test_as_recording_asks_them(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
+) -> None:
+    """It used to stop at a test's first judged call: 4 counted where recording asked 14, and with
+    the first call in the cassette, 4 where 10 were needed."""
+    suite.makepyfile(test_judged=SEVERAL_CALLS)
+    monkeypatch.delenv("CALLS", raising=False)
+    update = ("--tempoeval-update-baseline",)
+    with FakeMessagesServer() as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        empty = suite.runpytest(*xdist, "-rs", "--tempoeval-judge-dry-run", *update)
+        monkeypatch.setenv("CALLS", "1")
+        suite.runpytest(*xdist, "--tempoeval-record-mode=once").assert_outcomes(passed=1)
+        first = len(server.requests)
+        monkeypatch.setenv("CALLS", "3")
+        partial = suite.runpytest(*xdist, "-rs", "--tempoeval-judge-dry-run", *update)
+        assert len(server.requests) == first  # a dry run asks nothing
+        recorded = suite.runpytest(*xdist, "--tempoeval-record-mode=new_episodes", *update)
+        rest = len(server.requests) - first
+    empty.assert_outcomes(skipped=1)
+    partial.assert_outcomes(skipped=1)
+    recorded.assert_outcomes(passed=1)
+    assert (first, rest) == (4, 10)  # 8 graded prompts and 6 verdicts, 14 requests in all
+    assert "judge dry run: 14 judgments to ask (0 held in " in empty.stdout.str()
+    assert "LLM judge dry run (nothing asked): 14 judgments to ask, 0 held" in empty.stdout.str()
+    output = partial.stdout.str()
+    assert re.search(
+        r"judge dry run: 10 judgments to ask \(4 held in \S+\.yaml\) in 2 judged calls", output
+    )
+    assert "LLM judge: 4 replayed from cassettes, 0 asked live" in output
+    assert "LLM judge dry run (nothing asked): 10 judgments to ask, 4 held" in output
+    # only the replayed call's result was compared; the stopped calls' were compared with nothing
+    assert "1 metric checks, 0 failed" in output
+    assert "4 metric checks, 0 failed" in recorded.stdout.str()  # 3 thresholds, 1 baseline
+    # the dry runs wrote no baseline; the recording, whose scores are real, did
+    baselines = list((suite.path / "fixtures" / "baselines").rglob("*.json"))
+    assert len(baselines) == 1
+
+
 def test_dry_run_estimates_3000_judgments_without_a_server(tmp_path: Path) -> None:
     items = [
         (f"q{i}", f"In {1900 + i % 120}?", f"d{i}", f"Text {i} of {1950 + i % 70}.")
