@@ -280,7 +280,8 @@ def test_one_measure_given_in_several_spellings_is_counted_once(
     note = "tempoeval: note: nDCG@2, ndcg_cut_2, nDCG@2, ndcg_cut.2 are one measure, nDCG@2"
     assert err.startswith(note)
     code, out, err = run_main(capsys, "evaluate", RUN, QRELS, "-m", "P@5", "P_5", "AP")
-    assert code == 0 and [line.split()[0] for line in out.splitlines()[2:]] == ["P@5", "AP"]
+    rows = [line.split()[0] for line in out.splitlines()[2:] if not line.split()[0].endswith(":")]
+    assert code == 0 and rows == ["P@5", "AP"]  # the notes below the table are "AP: ..."
     assert err.startswith("tempoeval: note: P@5, P_5 are one measure, P@5: counted once")
 
 

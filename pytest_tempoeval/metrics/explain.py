@@ -120,7 +120,7 @@ def score_notes(result: Explained) -> str:
     """What every report notes beside a score: what it left out, rankings shorter than k, and
     retrieved ids the gold set does not know."""
     omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
-    notes = [omitted, short_note(result.extra), unknown_ids_note(result)]
+    notes = [omitted, unknown_ids_note(result), short_note(result.extra)]
     return "; ".join(filter(None, notes))
 
 
@@ -269,9 +269,6 @@ def explain_comparison(result: Explained, op: str, threshold: float, verbose: in
         f"{threshold:g}; {counted} quer{'y' if counted == 1 else 'ies'} counted, "
         f"{omitted if result.excluded else '0 excluded' + ('; ' + omitted if omitted else '')}"
     )
-    short = short_note(result.extra)
-    if short:
-        head += f"; {short}"
     if result.exclusion_failure():
         head += "; fails because nothing may be left out (fail_on_excluded)"
     unknown = unknown_ids_note(result, examples=False)
@@ -279,6 +276,9 @@ def explain_comparison(result: Explained, op: str, threshold: float, verbose: in
         head += f"; {unknown}"
         if result.unknown_ids_failure():
             head += ", which fails it (fail_on_unknown_ids)"
+    short = short_note(result.extra)
+    if short:
+        head += f"; {short}"
     worst = result.worst(WORST_NAMED)
     if worst:
         head += "; worst: " + ", ".join(f"{q} {result.per_query[q]:.3f}" for q in worst)

@@ -78,7 +78,10 @@ def test_a_run_of_unknown_ids_fails_and_every_report_says_which(
         "none of the 3 retrieved ids in the top 2 is known to the gold set (e.g. '9f1c0e2a-0001'"
     )
     partly = "1 of 3 retrieved ids in the top 2 unknown to the gold set (e.g. 'other')"
-    assert rows["test_partly"]["status"] == "pass" and rows["test_partly"]["note"] == partly
+    assert rows["test_partly"]["status"] == "pass"
+    assert (
+        rows["test_partly"]["note"] == f"{partly}; ranking shorter than k=2 for 1 query (depth 1)"
+    )
     assert partly in result.stdout.str() and partly in (unknown.path / "r.md").read_text()
     assert "2 metric checks, 1 failed" in result.stdout.str()
 
@@ -171,8 +174,10 @@ def test_a_comparison_that_failed_without_assert_fails_its_test_once(
     assert forgotten.startswith(
         "test_asserts.py:8: this metric comparison failed, but it was not asserted (its value "
         "was thrown away): write `assert` before it\n"
-        "nDCG@2 [gold] = 0.9299, needed >= 0.99; 2 queries counted, 0 excluded; worst: "
-        "q1 0.860, q2 1.000\n"
+        "nDCG@2 [gold] = 0.9299, needed >= 0.99; 2 queries counted, 0 excluded; ranking shorter "
+        "than k=2 for 1 query (depth 1); worst: q1 0.860, q2 1.000\n"
+        "  shorter than k=2 (the missing ranks count as not relevant; retrieve k documents or "
+        "lower k): q2 (1)\n"
         "  q1: 0.8597  retrieved: d2(1) d1(2)\n"  # the explanation an assert shows
     ), forgotten
     assert "the test went on" in forgotten  # the body ran to its end
@@ -184,6 +189,7 @@ def test_a_comparison_that_failed_without_assert_fails_its_test_once(
     unasserted = [row["test"].split("::")[1] for row in rows if row["unasserted"]]
     assert unasserted == ["test_forgotten", "test_forgotten_in_a_helper"]
     notes = {row["test"].split("::")[1]: row["note"] for row in rows if row["unasserted"]}
-    assert set(notes.values()) == {"not asserted: the test fails"}
+    short = "ranking shorter than k=2 for 1 query (depth 1)"
+    assert set(notes.values()) == {f"not asserted: the test fails; {short}"}
     # the expecting test's 5 failed comparisons and its passed one stay in the summary as they are
     assert "9 metric checks, 8 failed" in output
