@@ -7,9 +7,11 @@ Most cases call ``main()`` in-process; a few run the installed console script an
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -258,8 +260,17 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str], command: lis
 # -- as installed ----------------------------------------------------------------------------------
 
 
+def installed_script(name: str) -> str | None:
+    """The console script installed with this interpreter (a venv not activated: not on PATH)."""
+    for scheme in (sysconfig.get_default_scheme(), f"{os.name}_user"):
+        script = shutil.which(name, path=sysconfig.get_path("scripts", scheme))
+        if script is not None:
+            return script
+    return None
+
+
 def test_the_console_script_and_python_m(tmp_path: Path) -> None:
-    script = shutil.which("tempoeval")
+    script = installed_script("tempoeval")
     assert script is not None, "pip install -e . installs the tempoeval console script"
     for command in ([script], [sys.executable, "-m", "pytest_tempoeval"]):
         done = subprocess.run(
