@@ -74,17 +74,49 @@ def run_pytest(project: Path, *args: str) -> str:
     return done.stdout
 
 
+def failure_block(output: str) -> str:
+    """The failure of ``examples/test_bm25.py`` in pytest's output: its source to its location."""
+    lines = [line.rstrip() for line in output.splitlines()]
+    start = next(i for i, line in enumerate(lines) if line.startswith("    def test_bm25"))
+    end = lines.index("examples/test_bm25.py:11: AssertionError")
+    return "\n".join(lines[start : end + 1]) + "\n"
+
+
+def failure_parts(block: str) -> tuple[list[str], list[str]]:
+    """A failure's frame (source lines, location) and the plugin's message, line by line.
+
+    The message loses what pytest puts around it: the ``E`` column, ``AssertionError: assert``
+    (its wording changes with the verbosity), and when it truncates, the '...' on the last line
+    kept, a blank line and a notice (whose wording changes between pytest releases).
+    """
+    lines = block.splitlines()
+    frame = [line for line in lines if not line.startswith("E")]
+    message = [line[1:] for line in lines if line.startswith("E")]
+    message[0] = re.sub(r"^\s+(AssertionError: )?assert ", "", message[0])
+    if len(message) > 2 and not message[-2].strip() and message[-3].endswith("..."):
+        message = message[:-2]
+        message[-1] = message[-1].removesuffix("...")
+    return frame, message
+
+
 def test_the_failure_shown_is_what_pytest_prints(example_project: Path) -> None:
     test_file, failure = fenced_after("A failing threshold")[:2]
     (example_project / "examples" / "test_bm25.py").write_text(test_file, encoding="utf-8")
     try:
-        output = run_pytest(example_project, "examples/test_bm25.py")
+        printed = failure_block(run_pytest(example_project, "examples/test_bm25.py"))
+        untruncated = failure_block(run_pytest(example_project, "-vv", "examples/test_bm25.py"))
     finally:
         (example_project / "examples" / "test_bm25.py").unlink()
-    lines = [line.rstrip() for line in output.splitlines()]
-    start = next(i for i, line in enumerate(lines) if line.startswith("    def test_bm25"))
-    end = lines.index("examples/test_bm25.py:11: AssertionError")
-    assert "\n".join(lines[start : end + 1]) + "\n" == failure
+    shown_frame, shown = failure_parts(failure)
+    printed_frame, printed_message = failure_parts(printed)
+    full = failure_parts(untruncated)[1]
+    assert shown_frame == printed_frame
+    # The essentials are the first line, shown whole at the default verbosity; the lines after
+    # it are the plugin's, as far as pytest's truncation lets them through.
+    assert shown[0] == printed_message[0] == full[0]
+    for message in (shown, printed_message):
+        assert len(message) > 2
+        assert [full[i][: len(line)] for i, line in enumerate(message)] == message
 
 
 def test_the_summary_shown_is_what_pytest_examples_prints(example_project: Path) -> None:

@@ -541,10 +541,34 @@ def test_deep_nesting_fails_fast_with_its_line(tmp_path: Path) -> None:
     assert time.process_time() - started < 1.0
 
 
+def test_what_libyaml_refuses_is_named_as_the_python_parser_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """libyaml's limits vary by release: what it refuses is read again by the Python parser."""
+    import yaml
+
+    class LimitedLoader(yaml.SafeLoader):  # a libyaml with a nesting limit of 20 read-ahead '['
+        def fetch_flow_sequence_start(self) -> None:
+            if self.flow_level >= 20:
+                raise yaml.scanner.ScannerError(
+                    None, None, "a limit of this release", self.get_mark()
+                )
+            super().fetch_flow_sequence_start()
+
+    monkeypatch.setattr(yaml, "CSafeLoader", LimitedLoader, raising=False)
+    deep = write(tmp_path, "version: 1\nqueries:\n  - id: q\n    text: " + "[" * 500 + "\n")
+    message = load_error(deep)
+    assert message == f"{deep}:4: nested more than 100 levels deep: not a gold set"
+
+
 # --- JSON errors ---------------------------------------------------------------------------------
 
+TRAILING_COMMA = "invalid JSON: trailing comma (a ',' right before ']' or '}'); remove it"
 JSON_ERRORS = [
-    ("trailing-comma", '{\n  "queries": [\n    {"id": "q"},\n  ]\n}\n', 4, ["invalid JSON"]),
+    # The comma's line, whichever json names (3.13: the comma; earlier: the bracket after it)
+    ("trailing-comma", '{\n  "queries": [\n    {"id": "q"},\n  ]\n}\n', 3, [TRAILING_COMMA]),
+    ("trailing-comma-object", '{"queries": [{"id": "q"}],\n\n}\n', 1, [TRAILING_COMMA]),
+    ("comma-then-no-value", '{"queries": [{"id": "q"},\n\n', 3, ["invalid JSON"]),
     ("single-quotes", "{\n  'queries': []\n}\n", 2, ["invalid JSON"]),
     (
         "duplicate-key",

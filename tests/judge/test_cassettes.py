@@ -428,9 +428,11 @@ def test_a_key_sent_in_both_x_api_key_and_authorization_never_reaches_the_casset
 
     bearer, header_key = "sentinel-bearer-7f3a9c", "sentinel-xapikey-2b8e1d"
     path = tmp_path / "secret.yaml"
+    # Both headers set by hand: anthropic 1.x sends api_key as x-api-key, 2.x as a bearer token
+    headers = {"x-api-key": header_key, "authorization": f"Bearer {bearer}"}
     with FakeMessagesServer() as server:
         client = anthropic.AsyncAnthropic(
-            api_key=bearer, base_url=server.base_url, default_headers={"x-api-key": header_key}
+            api_key=bearer, base_url=server.base_url, default_headers=headers
         )
         cassette = JudgeCassette(path, "once")
         AnthropicJudge(client=client, cassette=cassette).grade_all(ITEMS[:3])

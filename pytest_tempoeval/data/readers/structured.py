@@ -100,10 +100,27 @@ def yaml_tree(text: str, source: Source) -> Any:
     """The single YAML document in ``text`` as a LineDict/LineList tree."""
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        tree = _built_tree(text, source, fast, malformed_is_none=True)
+        if tree is not None:
+            return tree
+        # libyaml's limits change between releases (PyYAML 6.0.4's scanner stops at 1,000 nested
+        # '[' read ahead, before the builder reaches MAX_DEPTH): what it refuses is read again by
+        # the Python parser, the same on every release, so the problem named is the same too.
+    return _built_tree(text, source, yaml.SafeLoader, malformed_is_none=False)
+
+
+def _built_tree(text: str, source: Source, loader_class: Any, malformed_is_none: bool) -> Any:
+    """The tree ``loader_class`` reads (None for malformed YAML if ``malformed_is_none``)."""
+    import yaml
+
+    loader = loader_class(text)
     try:
         return _YamlBuilder(loader, yaml, source).document()
     except yaml.MarkedYAMLError as error:
+        if malformed_is_none:
+            return None
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark else None
         problem = error.problem or error.context or str(error)
@@ -346,6 +363,12 @@ def json_tree(text: str, source: Source) -> Any:
     try:
         value = decoder.decode(text)
     except json.JSONDecodeError as error:
+        comma = _trailing_comma(text, error.pos)
+        if comma is not None:
+            raise source.problem(
+                line_at(comma),
+                "invalid JSON: trailing comma (a ',' right before ']' or '}'); remove it",
+            ) from None
         raise source.problem(error.lineno, f"invalid JSON: {error.msg}") from None
     except source.error:  # raised by the hooks above, with its line
         raise
@@ -378,6 +401,24 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(name)
+
+
+_JSON_BLANKS = " \t\n\r"
+
+
+def _trailing_comma(text: str, position: int) -> int | None:
+    """The offset of the comma before a closing ']' or '}' the error at ``position`` is about.
+
+    Python 3.13's json reports a trailing comma at the comma, earlier versions at the bracket after
+    it ("Expecting value"): found either way, the same line is named on every version.
+    """
+    if text.startswith(",", position):
+        closer = text[position + 1 :].lstrip(_JSON_BLANKS)[:1]
+        return position if closer in ("]", "}") else None
+    if text[position : position + 1] in ("]", "}"):
+        before = text[:position].rstrip(_JSON_BLANKS)
+        return len(before) - 1 if before.endswith(",") else None
+    return None
 
 
 def tree_from_python(data: Any) -> Any:
