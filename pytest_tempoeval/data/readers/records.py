@@ -15,7 +15,7 @@ from typing import Any
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.gold_schema import GoldDocument, GoldQuery, warn_undeclared
 from pytest_tempoeval.data.metadata import metadata_focus_time, model_text
-from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.data.values import grade_problem, id_problem
 from pytest_tempoeval.errors import FocusTimeError, GoldSetError
 
 SOURCE = "<records>"
@@ -93,13 +93,15 @@ def _qrel(record: Any, where: str) -> tuple[str, str, int]:
         query_id, doc_id, grade = (record[0], record[-2], record[-1])  # (q, doc, g) or TREC's 4
     else:
         raise _error(where, f"expected a dict or (query id, doc id, grade), got {record!r:.80}")
+    query_id, doc_id = _id(query_id, where), _id(doc_id, where)
     if hasattr(grade, "item"):  # a numpy integer from a DataFrame
         grade = grade.item()
     if isinstance(grade, float) and grade.is_integer():
         grade = int(grade)
-    if isinstance(grade, bool) or not isinstance(grade, int):
-        raise _error(where, f"grade {grade!r} is not an integer")
-    return _id(query_id, where), _id(doc_id, where), grade
+    problem = grade_problem(grade)
+    if problem is not None:
+        raise _error(where, f"grade {grade!r} of doc {doc_id!r} for query {query_id!r} {problem}")
+    return query_id, doc_id, grade
 
 
 def _document(record: Any, number: int) -> GoldDocument:
