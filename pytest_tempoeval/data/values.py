@@ -44,6 +44,23 @@ def grade_problem(value: object, negative: bool = True) -> str | None:
     return None
 
 
+def rel_problem(rel: object) -> str | None:
+    """Why ``rel`` (P(rel=2)@5, ``precision(..., rel=2)``: the lowest grade that counts as
+    relevant) cannot be one, or None when it can."""
+    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+        return f"rel must be an integer grade, got {rel!r}"
+    if rel < 1:
+        return (
+            f"rel must be at least 1, got {rel}: rel is the lowest grade that counts as "
+            "relevant, and a grade of 0 or less means judged non-relevant, so rel <= 0 would "
+            "count non-relevant documents as relevant (ir_measures and pytrec_eval refuse it "
+            "too); use rel=1 for every relevant grade"
+        )
+    if rel > MAX_GRADE:
+        return f"rel must be at most {MAX_GRADE:,} (the largest grade), got {rel:,}"
+    return None
+
+
 def id_problem(value: object) -> str | None:
     """Why ``value`` cannot be a query or document id, or None when it can.
 
