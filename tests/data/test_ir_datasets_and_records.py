@@ -379,3 +379,39 @@ def test_grades_at_the_bounds_load_and_score(top: int) -> None:
         assert gold.queries["q"].relevant["a"] == top
         assert float(ndcg(run, gold, k=2)) == pytest.approx(expected_ndcg)
         assert float(precision(run, gold, k=2)) == (1.0 if top > 0 else 0.5)
+
+
+# -- polars --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["DataFrame", "LazyFrame"])
+def test_real_polars_frames_read_as_their_rows(lazy: bool) -> None:
+    """A polars DataFrame has a to_dict() that takes no "records" (TypeError), and a LazyFrame was
+    read as its columns: both are read through their rows (collect(), to_dicts())."""
+    import polars as pl
+
+    frames = {
+        "queries": pl.DataFrame({"qid": ["q1", "q2"], "query": ["Who won in 2020?", "Olympics?"]}),
+        "qrels": pl.DataFrame(
+            {"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d3"], "label": [2, 0, 1]}
+        ),
+        "documents": pl.DataFrame(
+            {
+                "docno": ["d1", "d2", "d3"],
+                "text": ["Biden won.", None, "Paris games"],
+                "year": [2020, None, 2024],
+            }
+        ),
+    }
+    given = {name: frame.lazy() if lazy else frame for name, frame in frames.items()}
+    gold = GoldSet.from_records(**given)
+    expected = GoldSet.from_records(**{name: frame.to_dicts() for name, frame in frames.items()})
+    assert gold.query_ids == ("q1", "q2")
+    assert gold.queries["q1"].text == "Who won in 2020?" and gold.queries["q1"].focus_time == {2020}
+    assert gold.queries["q1"].relevant == {"d1": 2, "d2": 0} and gold.queries["q2"].relevant == {
+        "d3": 1
+    }
+    focus = {doc_id: doc.focus_time for doc_id, doc in gold.documents.items()}
+    assert focus == {"d1": {2020}, "d2": None, "d3": {2024}}
+    assert gold.documents["d2"].text is None
+    assert gold.fingerprint == expected.fingerprint

@@ -1,6 +1,7 @@
 """Gold sets from plain records: iterables of dicts or tuples, or DataFrames.
 
-pandas is not a dependency: a DataFrame is read through its ``to_dict("records")``, plain dicts.
+Neither pandas nor polars is a dependency: a DataFrame is read through its rows as plain dicts
+(pandas' ``to_dict("records")``, polars' ``to_dicts()``; a polars LazyFrame is collected first).
 Extra keys (columns) are ignored; a record lacking a required one is an error naming the record
 and the keys it has.
 """
@@ -75,12 +76,15 @@ def read_records(
 
 
 def _rows(records: Iterable[Any]) -> Iterable[Any]:
-    """A table's rows as dicts: a pandas (or polars) DataFrame iterates over its column names, which
-    would read as one malformed record per column."""
+    """A table's rows as dicts: a DataFrame iterates over its column names, which would read as one
+    malformed record per column. Polars is asked first: its DataFrame has a ``to_dict`` too, which
+    gives columns and takes no ``"records"``."""
+    if callable(getattr(records, "collect", None)) and callable(getattr(records, "lazy", None)):
+        records = records.collect()  # a polars LazyFrame (its .columns would warn, so not asked)
+    if callable(getattr(records, "to_dicts", None)):
+        return records.to_dicts()  # polars
     if hasattr(records, "columns") and callable(getattr(records, "to_dict", None)):
         return records.to_dict("records")  # pandas
-    if hasattr(records, "columns") and callable(getattr(records, "to_dicts", None)):
-        return records.to_dicts()  # polars
     return records
 
 
