@@ -302,3 +302,60 @@ def test_a_gzip_corpus_past_the_floor_loads_when_it_compresses_as_text_does(
     path = folder / "corpus.jsonl.gz"
     assert 1024 < len(gzip.decompress(path.read_bytes())) < 16 * path.stat().st_size
     assert len(GoldSet.from_beir(folder).documents) == 105
+
+
+# -- duplicate keys in a line ----------------------------------------------------------------------
+
+TWICE = "appears twice in the line: json.loads would keep the last one; keep one"
+
+
+@pytest.mark.parametrize("gz", [False, True], ids=["jsonl", "jsonl.gz"])
+def test_a_corpus_line_naming_its_id_twice_is_refused_at_load(tmp_path: Path, gz: bool) -> None:
+    """The id pattern read the first '_id' and json.loads (BEIR's reader) the last: two readers,
+    two ids for one document. Refused when the folder loads, gold mode included."""
+    folder = make_beir(tmp_path / "b", gz=gz)
+    lines = [json.dumps(doc) for doc in CORPUS]
+    lines[1] = '{"_id": "d2", "title": "", "text": "Trump won.", "_id": "d9"}'
+    data = ("\n".join(lines) + "\n").encode()
+    name = "corpus.jsonl.gz" if gz else "corpus.jsonl"
+    (folder / name).write_bytes(gzip.compress(data) if gz else data)
+    with pytest.raises(GoldSetError) as error:
+        GoldSet.from_beir(folder)
+    assert str(error.value) == f"{folder / name}:2: key '_id' {TWICE}"
+
+
+def test_any_key_twice_in_a_line_is_refused_when_the_line_is_read(tmp_path: Path) -> None:
+    folder = corrupt(
+        make_beir(tmp_path / "b"),
+        "corpus.jsonl",
+        '{"_id": "d1", "text": "In 2020."}\n'
+        '{"_id": "d2", "text": "In 2016.", "text": "In 1999."}\n'
+        '{"_id": "d3", "text": "x", "metadata": {"year": 2020, "year": 1999}}\n',
+    )
+    gold = GoldSet.from_beir(folder)  # ids load; a body is read when first needed
+    assert gold.documents["d1"].focus_time == {2020}
+    for doc_id, line, key in (("d2", 2, "text"), ("d3", 3, "year")):
+        with pytest.raises(GoldSetError) as error:
+            gold.documents[doc_id]
+        assert str(error.value) == f"{folder / 'corpus.jsonl'}:{line}: key {key!r} {TWICE}"
+    with pytest.raises(GoldSetError, match=r"corpus\.jsonl:2: key 'text' appears twice"):
+        temporal_ndcg(Run({"q1": ["d2"]}), gold, k=1)
+
+
+def test_a_query_line_naming_a_key_twice_is_refused(tmp_path: Path) -> None:
+    folder = corrupt(
+        make_beir(tmp_path / "b"),
+        "queries.jsonl",
+        '{"_id": "q1", "text": "Who won in 2020?"}\n{"_id": "q2", "text": "a", "_id": "q3"}\n',
+    )
+    with pytest.raises(GoldSetError) as error:
+        GoldSet.from_beir(folder)
+    assert str(error.value) == f"{folder / 'queries.jsonl'}:2: key '_id' {TWICE}"
+
+
+def test_the_text_of_a_line_may_be_the_word_id(tmp_path: Path) -> None:
+    """'"_id"' also appears in a line as a value: the line is parsed, and loads."""
+    corpus = [*CORPUS[:2], {"_id": "d3", "title": "_id", "text": "_id"}]
+    gold = GoldSet.from_beir(make_beir(tmp_path / "b", corpus))
+    assert set(gold.documents) == {"d1", "d2", "d3"}
+    assert gold.documents["d3"].text == "_id _id" and gold.documents["d3"].line == 3

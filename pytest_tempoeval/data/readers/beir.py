@@ -38,6 +38,7 @@ QUERIES_NAME = "queries.jsonl"
 # A line as BEIR writes it (json.dumps): the id first, no escapes in it.
 _BEIR_LINE = re.compile(rb'\n\{"_id": "([^"\\\n]*)"')
 _BEIR_FIRST_LINE = re.compile(rb'\{"_id": "([^"\\\n]*)"')
+_ID_KEY = b'"_id"'  # a second one in a line is a second '_id' key (or a value "_id"): parsed
 # A .gz corpus is decompressed up to this many times its size (JSONL compresses 3 to 5 times), or
 # MAX_GOLD_BYTES if more: past that it is a decompression bomb or a damaged file.
 GZIP_MAX_RATIO = 16
@@ -145,16 +146,37 @@ def _utf8(raw: bytes, path: Path, line: int) -> str:
 
 def _json_object(raw: bytes, path: Path, line: int) -> dict[str, Any]:
     text = _utf8(raw, path, line)  # json.loads would guess UTF-16 or UTF-32 from bytes
+    repeated: list[str | None] = []
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        mapping = dict(pairs)
+        if len(mapping) != len(pairs):  # json.loads would silently keep the last one
+            repeated.append(repeated_key(pairs))
+        return mapping
+
     try:
-        record = json.loads(text)
+        record = json.loads(text, object_pairs_hook=unique)
     except (ValueError, RecursionError) as error:
         shown = getattr(error, "msg", type(error).__name__)
         raise GoldSetError(located(path, line, f"not a valid JSON line ({shown})")) from None
+    if repeated:
+        message = f"key {repeated[0]!r} appears twice in the line: json.loads would keep the last"
+        raise GoldSetError(located(path, line, f"{message} one; keep one"))
     if not isinstance(record, dict):
         raise GoldSetError(
             located(path, line, f"a JSONL line must be an object, got {type(record).__name__}")
         )
     return record
+
+
+def repeated_key(pairs: list[tuple[str, Any]]) -> str | None:
+    """The first key that ``pairs`` (a JSON object's, in order) holds twice, or None."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
 
 
 def _record_id(record: dict[str, Any], path: Path, line: int) -> str:
@@ -202,7 +224,8 @@ class JsonlCorpus(LazyDocuments):
             ids[_plain(match.group(1))] = len(starts)
             starts.append(match.start() + 1)
         lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-        if len(ids) == len(starts) == lines and None not in ids:
+        one_id_each = data.count(_ID_KEY) == len(starts)  # else a line may name '_id' twice
+        if len(ids) == len(starts) == lines and None not in ids and one_id_each:
             return cls(path, data, ids, _LineIndex(starts, dense=True))  # type: ignore[arg-type]
         return cls._open_slowly(path, data)
 
@@ -222,6 +245,8 @@ class JsonlCorpus(LazyDocuments):
                 continue
             line = index.line_of(start)
             raw = fast.get(start)
+            if raw_line.count(_ID_KEY) > 1:
+                raw = None  # a second '_id' key, which json.loads would read: parsed, refused
             doc_id = _plain(raw) if raw is not None else None
             if doc_id is None:
                 doc_id = _record_id(_json_object(raw_line, path, line), path, line)
