@@ -25,7 +25,6 @@ building one.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,7 +41,7 @@ from pytest_tempoeval.data.readers.structured import (
     shown,
     yaml_tree,
 )
-from pytest_tempoeval.data.values import MAX_GRADE, id_problem
+from pytest_tempoeval.data.values import grade_problem, id_problem
 from pytest_tempoeval.errors import (
     FocusTimeError,
     GoldSetError,
@@ -378,19 +377,10 @@ def _relevant(
                     + (f" (first at line {first})" if first is not None else ""),
                 )
             )
-        if (
-            isinstance(grade, bool)
-            or not isinstance(grade, numbers.Integral)
-            or not 0 <= grade <= MAX_GRADE
-        ):
-            raise GoldSetError(
-                located(
-                    path,
-                    doc_line,
-                    f"{owner}: grade {shown(grade)} of doc {doc_id!r} is not an integer from 0 to "
-                    f"{MAX_GRADE:,}; use 0 (judged non-relevant), 1, 2, ...",
-                )
-            )
+        problem = grade_problem(grade, negative=False)
+        if problem is not None:
+            message = f"{owner}: grade {shown(grade)} of doc {doc_id!r} {problem}"
+            raise GoldSetError(located(path, doc_line, message))
         grades[doc_id] = int(grade)
         first_lines[doc_id] = doc_line
     return grades, first_lines

@@ -24,6 +24,7 @@ from pytest_tempoeval.data.gold_schema import (
     tree_from_python,
 )
 from pytest_tempoeval.data.readers.lines import reads_as_columns
+from pytest_tempoeval.data.values import grade_problem
 from pytest_tempoeval.errors import GoldSetError, located
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class GoldSet:
                 )
             )
         self._queries = _index_by_id(query_list, self.path, "query")
+        _check_grades(query_list, self.path)
         self.documents: Mapping[str, GoldDocument] = _index_by_id(
             document_list, self.path, "document"
         )
@@ -382,6 +384,17 @@ def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
             )
         indexed[item.id] = item
     return indexed
+
+
+def _check_grades(queries: list[GoldQuery], path: str) -> None:
+    """The loaders' rule for grades (a file's loader says more: its line, its record), for gold
+    sets built from GoldQuery objects too: a grade past the bound overflows in the metrics."""
+    for query in queries:
+        for doc_id, grade in query.relevant.items():
+            problem = grade_problem(grade)
+            if problem is not None:
+                message = f"query {query.id!r}: grade {grade!r} of doc {doc_id!r} {problem}"
+                raise GoldSetError(located(path, query.line, message))
 
 
 def _id_line(item: GoldQuery | GoldDocument) -> int | None:

@@ -10,7 +10,9 @@ frameworks.
   ``.content``, ``.score``, ``.meta``).
 
 Async retrievers run concurrently, at most ``max_concurrency`` queries at a time; sync ones run one
-query after the other (they may not be thread-safe). What a result carries besides its id is kept:
+query after the other (they may not be thread-safe), in a worker thread: outside the event loop that
+runs the async ones, so a sync retriever may run asyncio itself (``asyncio.run``). A ``timeout``
+bounds each query's call. What a result carries besides its id is kept:
 its text becomes the document's text (llm mode reads it, focus-time mode reads its years), and a
 date in its metadata its focus time.
 
@@ -24,7 +26,10 @@ framework document. A retriever that returns fewer than ``k`` results for most q
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
+import queue
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
@@ -77,15 +82,83 @@ class Retriever:
             return f"it was called with k={k}: its index may hold fewer documents"
         return f"let it take a k= argument (k={k} is passed to it) or return {k} results"
 
-    async def results(self, query_text: str) -> Any:
-        results = self.call(query_text)
-        if inspect.isawaitable(results):
+    async def results(self, query_text: str, worker: Worker) -> Any:
+        """What the retriever returns for one query; a sync one is called in ``worker``'s
+        thread."""
+        if self.is_async:
+            results = self.call(query_text)
+        else:
+            results = await worker.call(lambda: _sync_results(self.call, query_text))
+        if inspect.isawaitable(results):  # a sync-looking callable that returns a coroutine
             results = await results
-        if isinstance(results, Mapping) and "documents" in results:  # a Haystack component
-            results = results["documents"]
-        if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
-            results = list(results)  # a generator runs retriever code too
-        return results
+        return _listed(results)
+
+
+def _sync_results(call: Callable[[str], Any], query_text: str) -> Any:
+    """A sync call's results, listed in the worker thread: a generator runs retriever code too."""
+    results = call(query_text)
+    return results if inspect.isawaitable(results) else _listed(results)
+
+
+def _listed(results: Any) -> Any:
+    if isinstance(results, Mapping) and "documents" in results:  # a Haystack component
+        results = results["documents"]
+    if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
+        results = list(results)
+    return results
+
+
+class Worker:
+    """One daemon thread that calls a sync retriever, a query at a time, outside the event loop:
+    a retriever that runs asyncio itself cannot run inside a running loop. A daemon, so a call that
+    never returns (abandoned at its timeout) keeps no process from exiting."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._closed = threading.Event()
+
+    async def call(self, function: Callable[[], Any]) -> Any:
+        """``function()``, run in the thread (with the caller's context variables)."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="tempoeval-retriever")
+            self._thread.daemon = True
+            self._thread.start()
+        self._jobs.put((contextvars.copy_context(), function, loop, future))
+        return await future
+
+    def close(self) -> None:
+        """Let the thread end once its current call, if any, returns; calls still queued (the
+        run failed) are not made."""
+        self._closed.set()
+        if self._thread is not None:
+            self._jobs.put(None)
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            if self._closed.is_set():
+                continue
+            context, function, loop, future = job
+            try:
+                outcome = (context.run(function), None)
+            # Any exception, SystemExit too, goes to the caller: else it would wait forever.
+            except BaseException as error:  # noqa: BLE001
+                outcome = (None, error)
+            try:
+                loop.call_soon_threadsafe(_settle, future, *outcome)
+            except RuntimeError:  # the loop is closed: the run ended (a timeout) before this call
+                pass
+
+
+def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.cancelled():  # timed out, or another query failed
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
 
 
 def short_results_warning(
@@ -110,18 +183,30 @@ def short_results_warning(
 
 
 async def retrieve_all(
-    retriever: Retriever, queries: list[tuple[str, str]], max_concurrency: int
+    retriever: Retriever,
+    queries: list[tuple[str, str]],
+    max_concurrency: int,
+    timeout: float | None = None,
 ) -> Retrieval:
     """Ask ``retriever`` every (query id, text); async retrievers up to ``max_concurrency`` at a
-    time. The first failure stops the others and is raised as a RunError naming the query."""
+    time, each query within ``timeout`` seconds (None: no limit). The first failure stops the
+    others and is raised as a RunError naming the query."""
     limit = asyncio.Semaphore(max_concurrency if retriever.is_async else 1)
     retrieval = Retrieval()
+    worker = Worker()
 
     async def one(query_id: str, text: str) -> None:
         async with limit:
             try:
-                results = await retriever.results(text)
+                async with asyncio.timeout(timeout) as scope:
+                    results = await retriever.results(text, worker)
             except Exception as error:
+                if isinstance(error, TimeoutError) and scope.expired():
+                    raise RunError(
+                        f"retriever {retriever.name!r} did not answer query {query_id!r} "
+                        f"({text!r}) within timeout={timeout} seconds; fix the retriever, or "
+                        "give it a larger timeout"
+                    ) from None
                 raise RunError(
                     f"retriever {retriever.name!r} failed on query {query_id!r} ({text!r}): "
                     f"{error!r}; fix the retriever (the original exception is chained below)"
@@ -136,6 +221,8 @@ async def retrieve_all(
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
+    finally:
+        worker.close()
     return retrieval
 
 

@@ -167,6 +167,7 @@ class Run(Mapping[str, list[str]]):
         *,
         max_concurrency: int = 16,
         id_key: str | None = None,
+        timeout: float | None = None,
     ) -> Run:
         """Ask ``retriever`` every gold query's text and keep the top ``k`` results.
 
@@ -177,7 +178,10 @@ class Run(Mapping[str, list[str]]):
         ``score``/``text``/``metadata``, a ``{id: score}`` mapping, or the frameworks' documents;
         ``id_key`` names the metadata key holding your doc id when a framework's own id is not it.
 
-        Async retrievers run ``max_concurrency`` queries at a time. Scored results are put in
+        Async retrievers run ``max_concurrency`` queries at a time; sync ones one at a time, in a
+        worker thread (so a sync retriever may call ``asyncio.run`` itself). ``timeout``: the
+        seconds each query may take; a query that takes longer is a RunError naming it (a sync
+        call is abandoned in its thread; by default, no limit). Scored results are put in
         trec_eval's order (score descending, ties by doc id descending); unscored ones keep the
         retriever's order (mixing the two is an error). Texts become the documents' texts and
         metadata dates their focus times. Inside a running event loop, use :meth:`afrom_retriever`.
@@ -191,9 +195,10 @@ class Run(Mapping[str, list[str]]):
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            run, warning = asyncio.run(
-                cls._retrieved(retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key)
+            retrieved = cls._retrieved(
+                retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key, timeout=timeout
             )
+            run, warning = asyncio.run(retrieved)
             if warning is not None:
                 warn(warning)  # here, not in the event loop: it points at the caller's line
             return run
@@ -211,10 +216,11 @@ class Run(Mapping[str, list[str]]):
         *,
         max_concurrency: int = 16,
         id_key: str | None = None,
+        timeout: float | None = None,
     ) -> Run:
         """:meth:`from_retriever` for async code."""
         run, warning = await cls._retrieved(
-            retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key
+            retriever, gold, k, max_concurrency=max_concurrency, id_key=id_key, timeout=timeout
         )
         if warning is not None:
             warn(warning)
@@ -229,6 +235,7 @@ class Run(Mapping[str, list[str]]):
         *,
         max_concurrency: int,
         id_key: str | None,
+        timeout: float | None,
     ) -> tuple[Run, RunWarning | None]:
         """The run a retriever gives, and the warning its caller should see, if any."""
         from pytest_tempoeval.data.retrievers import (
@@ -244,6 +251,15 @@ class Run(Mapping[str, list[str]]):
             or max_concurrency < 1
         ):
             raise RunError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
+        if timeout is not None and (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, Real)
+            or not _finite(timeout)
+            or timeout <= 0
+        ):
+            raise RunError(
+                f"timeout must be a positive number of seconds per query (or None), got {timeout!r}"
+            )
         adapter = Retriever(retriever, k, id_key)
         queries = []
         for query in gold.queries.values():
@@ -257,7 +273,7 @@ class Run(Mapping[str, list[str]]):
                     )
                 )
             queries.append((query.id, query.text))
-        retrieval = await retrieve_all(adapter, queries, max_concurrency)
+        retrieval = await retrieve_all(adapter, queries, max_concurrency, timeout)
         rankings = {
             query_id: [doc if score is None else (doc, score) for doc, score in ranking]
             for query_id, ranking in retrieval.rankings.items()

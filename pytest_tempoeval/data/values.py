@@ -19,6 +19,48 @@ MAX_K = 1_000_000
 MAX_GRADE = 1_000_000
 
 
+def grade_rule(negative: bool) -> str:
+    """What a grade must be, said after the grade: ``negative`` where grades below 0 are allowed
+    (qrels: trec_eval reads -1, and ClueWeb's -2 for junk, as judged non-relevant)."""
+    if negative:
+        return (
+            f"is not an integer from -{MAX_GRADE:,} to {MAX_GRADE:,}; use 0 (judged "
+            "non-relevant), 1, 2, ... (negative grades are judged non-relevant too)"
+        )
+    return f"is not an integer from 0 to {MAX_GRADE:,}; use 0 (judged non-relevant), 1, 2, ..."
+
+
+def grade_problem(value: object, negative: bool = True) -> str | None:
+    """Why ``value`` cannot be a judgment's grade (:func:`grade_rule`), or None when it can. Every
+    loader applies it when it reads a grade: past the bound, a grade would overflow the int64
+    and float64 of the metrics (10**30 raised OverflowError at evaluate time)."""
+    low = -MAX_GRADE if negative else 0
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or not low <= value <= MAX_GRADE
+    ):
+        return grade_rule(negative)
+    return None
+
+
+def rel_problem(rel: object) -> str | None:
+    """Why ``rel`` (P(rel=2)@5, ``precision(..., rel=2)``: the lowest grade that counts as
+    relevant) cannot be one, or None when it can."""
+    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
+        return f"rel must be an integer grade, got {rel!r}"
+    if rel < 1:
+        return (
+            f"rel must be at least 1, got {rel}: rel is the lowest grade that counts as "
+            "relevant, and a grade of 0 or less means judged non-relevant, so rel <= 0 would "
+            "count non-relevant documents as relevant (ir_measures and pytrec_eval refuse it "
+            "too); use rel=1 for every relevant grade"
+        )
+    if rel > MAX_GRADE:
+        return f"rel must be at most {MAX_GRADE:,} (the largest grade), got {rel:,}"
+    return None
+
+
 def id_problem(value: object) -> str | None:
     """Why ``value`` cannot be a query or document id, or None when it can.
 

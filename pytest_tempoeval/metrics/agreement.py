@@ -22,6 +22,7 @@ import numpy as np
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.data.goldset import GoldSet
+from pytest_tempoeval.data.values import rel_problem
 from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics.llm_judgments import Judge, JudgmentRequest, judged
 from pytest_tempoeval.metrics.results import MetricResult
@@ -131,6 +132,9 @@ def judge_agreement(
         raise MetricError(f"unknown agreement mode {mode!r}; choose one of: graded, binary")
     if not isinstance(gold, GoldSet):
         raise MetricError(f"gold must be a GoldSet, got {type(gold).__name__}")
+    problem = rel_problem(rel)
+    if problem is not None:
+        raise MetricError(problem)
     items: list[JudgmentRequest] = []
     grades: list[int] = []
     excluded: dict[str, str] = {}

@@ -18,7 +18,7 @@ import numpy as np
 from pytest_tempoeval.constants import DEFAULT_K
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
-from pytest_tempoeval.data.values import check_k
+from pytest_tempoeval.data.values import check_k, rel_problem
 from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics import kernels
 from pytest_tempoeval.metrics.alignment import (
@@ -328,9 +328,10 @@ def _level(rel: int | None, relevance_level: int | None) -> int:
     if rel is not None and relevance_level is not None and rel != relevance_level:
         raise MetricError(f"rel={rel!r} and relevance_level={relevance_level!r} disagree; give one")
     level = rel if rel is not None else relevance_level if relevance_level is not None else 1
-    if isinstance(level, bool) or not isinstance(level, int):
-        raise MetricError(f"rel must be an integer grade, got {level!r}")
-    return level
+    problem = rel_problem(level)
+    if problem is not None:
+        raise MetricError(problem)
+    return int(level)
 
 
 # -- bare-statement assertions ---------------------------------------------------------------------

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_tempoeval.data.values import rel_problem
 from pytest_tempoeval.errors import MetricError, closest_match
 
 _BOOLEANS = {"true": True, "false": False}
@@ -269,6 +270,9 @@ def _params(body: str | None, family: Family, text: str) -> dict[str, Any]:
         if key in params:
             raise MetricError(f"measure {text!r}: parameter {key!r} is given twice")
         params[key] = _value(key, value, family, text)
+        problem = rel_problem(params[key]) if key == "rel" else None
+        if problem is not None:
+            raise MetricError(f"measure {text!r}: {problem}")
     return params
 
 

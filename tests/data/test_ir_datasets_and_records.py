@@ -8,7 +8,16 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from pytest_tempoeval import GoldSet, GoldSetError, Run, ndcg, temporal_ndcg, temporal_precision
+from pytest_tempoeval import (
+    GoldQuery,
+    GoldSet,
+    GoldSetError,
+    Run,
+    ndcg,
+    precision,
+    temporal_ndcg,
+    temporal_precision,
+)
 
 
 def local_dataset(tmp_path: Path) -> Any:
@@ -290,7 +299,10 @@ def test_judged_queries_without_a_query_record_have_no_text() -> None:
             {"qrels": [{"qid": "q", "doc": "d", "relevance": 1}]},
             "qrels record 1: no doc id (accepted keys: doc_id",
         ),
-        ({"qrels": [("q", "d", 1.5)]}, "qrels record 1: grade 1.5 is not an integer"),
+        (
+            {"qrels": [("q", "d", 1.5)]},
+            "qrels record 1: grade 1.5 of doc 'd' for query 'q' is not an integer from",
+        ),
         ({"qrels": [("q", "d", 1), ("q", "d", 2)]}, "qrels record 2: doc 'd' is judged twice"),
         ({"queries": [("q", "t"), ("q", "u")]}, "queries record 2: query 'q' appears twice"),
         ({"queries": [{"text": "t"}]}, "queries record 1: no query id"),
@@ -307,3 +319,99 @@ def test_bad_records_name_the_record(records: dict[str, Any], message: str) -> N
     with pytest.raises(GoldSetError) as error:
         GoldSet.from_records(**records)
     assert message in str(error.value) and str(error.value).startswith("<records>: ")
+
+
+# -- grades: the file readers' bounds, in every loader -------------------------------------------
+
+GRADE_RULE = (
+    "is not an integer from -1,000,000 to 1,000,000; use 0 (judged non-relevant), 1, 2, ... "
+    "(negative grades are judged non-relevant too)"
+)
+
+
+class Graded(StandIn):
+    """A stand-in dataset judging doc 'a' for query 'q' with ``grade``."""
+
+    def __init__(self, grade: object) -> None:
+        self.grade = grade
+
+    def qrels_iter(self) -> Any:
+        yield Qrel("q", "b", 1, "0")
+        yield Qrel("q", "a", self.grade, "0")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("grade", [2_000_000, 10**18, 10**30, -1_000_001, 1.5, True, "2"])
+def test_a_grade_past_the_bounds_or_not_an_integer_is_refused_by_every_loader(
+    grade: object,
+) -> None:
+    """from_records and from_ir_datasets took 2,000,000 and 10**18, and 10**30 raised
+    OverflowError at evaluate time: the TREC reader's bounds apply to every loader, at load."""
+    shown = repr(grade)
+    with pytest.raises(GoldSetError) as error:
+        GoldSet.from_records(qrels=[("q", "b", 1), ("q", "a", grade)])
+    assert str(error.value) == (
+        f"<records>: qrels record 2: grade {shown} of doc 'a' for query 'q' {GRADE_RULE}"
+    )
+    with pytest.raises(GoldSetError) as error:
+        GoldSet.from_ir_datasets(Graded(grade))
+    assert str(error.value) == (
+        f"Graded: qrel 2: relevance {shown} of doc 'a' for query 'q' {GRADE_RULE}"
+    )
+    with pytest.raises(GoldSetError) as error:
+        GoldSet([GoldQuery("q", relevant={"b": 1, "a": grade})])  # type: ignore[dict-item]
+    assert str(error.value) == f"<gold set>: query 'q': grade {shown} of doc 'a' {GRADE_RULE}"
+
+
+@pytest.mark.parametrize("top", [1_000_000, -1_000_000])
+def test_grades_at_the_bounds_load_and_score(top: int) -> None:
+    """A negative grade is judged non-relevant (as in qrels): no gain."""
+    import numpy as np
+
+    run = Run({"q": ["a", "b"]})
+    expected_ndcg = 1.0 if top > 0 else 1 / np.log2(3)  # b at rank 2, where rank 1 is ideal
+    loaded = [
+        GoldSet.from_records(qrels=[("q", "a", top), ("q", "b", 1)]),
+        GoldSet.from_records(qrels=[("q", "a", np.int64(top)), ("q", "b", 1.0)]),
+        GoldSet.from_ir_datasets(Graded(top)),
+        GoldSet([GoldQuery("q", relevant={"a": top, "b": 1})]),
+    ]
+    for gold in loaded:
+        assert gold.queries["q"].relevant["a"] == top
+        assert float(ndcg(run, gold, k=2)) == pytest.approx(expected_ndcg)
+        assert float(precision(run, gold, k=2)) == (1.0 if top > 0 else 0.5)
+
+
+# -- polars --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["DataFrame", "LazyFrame"])
+def test_real_polars_frames_read_as_their_rows(lazy: bool) -> None:
+    """A polars DataFrame has a to_dict() that takes no "records" (TypeError), and a LazyFrame was
+    read as its columns: both are read through their rows (collect(), to_dicts())."""
+    import polars as pl
+
+    frames = {
+        "queries": pl.DataFrame({"qid": ["q1", "q2"], "query": ["Who won in 2020?", "Olympics?"]}),
+        "qrels": pl.DataFrame(
+            {"qid": ["q1", "q1", "q2"], "docno": ["d1", "d2", "d3"], "label": [2, 0, 1]}
+        ),
+        "documents": pl.DataFrame(
+            {
+                "docno": ["d1", "d2", "d3"],
+                "text": ["Biden won.", None, "Paris games"],
+                "year": [2020, None, 2024],
+            }
+        ),
+    }
+    given = {name: frame.lazy() if lazy else frame for name, frame in frames.items()}
+    gold = GoldSet.from_records(**given)
+    expected = GoldSet.from_records(**{name: frame.to_dicts() for name, frame in frames.items()})
+    assert gold.query_ids == ("q1", "q2")
+    assert gold.queries["q1"].text == "Who won in 2020?" and gold.queries["q1"].focus_time == {2020}
+    assert gold.queries["q1"].relevant == {"d1": 2, "d2": 0} and gold.queries["q2"].relevant == {
+        "d3": 1
+    }
+    focus = {doc_id: doc.focus_time for doc_id, doc in gold.documents.items()}
+    assert focus == {"d1": {2020}, "d2": None, "d3": {2024}}
+    assert gold.documents["d2"].text is None
+    assert gold.fingerprint == expected.fingerprint

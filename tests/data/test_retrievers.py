@@ -5,6 +5,8 @@ components; and the errors a result that cannot be read gets."""
 from __future__ import annotations
 
 import asyncio
+import math
+import threading
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -63,6 +65,104 @@ def test_sync_retrievers_run_one_query_at_a_time() -> None:
     run = Run.from_retriever(retrieve, GOLD, k=2)
     assert calls == ["Who won in 2020?", "Who won in 2016?"]
     assert run["q2020"] == ["d2020", "dx"]  # scored: trec_eval's order
+
+
+def test_sync_retrievers_are_called_in_one_thread_that_is_not_the_callers() -> None:
+    """Outside the event loop that runs async retrievers (below), in one worker thread: state a
+    retriever keeps per thread (a connection it opens on first use) holds across queries."""
+    threads: list[int] = []
+
+    def retrieve(text: str) -> list[str]:
+        threads.append(threading.get_ident())
+        return ["dx"]
+
+    Run.from_retriever(retrieve, GOLD, k=1)
+    assert len(threads) == 2 and len(set(threads)) == 1 and threads[0] != threading.get_ident()
+
+
+async def _search(text: str) -> list[str]:
+    await asyncio.sleep(0)
+    return ["d2020" if "2020" in text else "d2016"]
+
+
+def test_a_sync_retriever_may_run_asyncio_itself() -> None:
+    """A sync wrapper around an async client calls asyncio.run: inside the plugin's event loop
+    that failed ('cannot be called from a running event loop')."""
+
+    def retrieve(text: str) -> list[str]:
+        return asyncio.run(_search(text))
+
+    def lazily(text: str) -> Any:  # a generator: its code runs when the results are listed
+        yield from asyncio.run(_search(text))
+
+    for retriever in (retrieve, lazily):
+        assert dict(Run.from_retriever(retriever, GOLD, k=1)) == {
+            "q2020": ["d2020"],
+            "q2016": ["d2016"],
+        }
+
+    async def inside_a_loop() -> Run:
+        return await Run.afrom_retriever(retrieve, GOLD, k=1)
+
+    assert dict(asyncio.run(inside_a_loop())) == {"q2020": ["d2020"], "q2016": ["d2016"]}
+
+
+def test_a_hanging_sync_retriever_times_out_naming_the_query() -> None:
+    """Without a timeout it hung forever. The call is abandoned in its thread, which ends when
+    the call returns (here: when the test lets it)."""
+    release, called = threading.Event(), threading.Event()
+    threads: list[threading.Thread] = []
+
+    def retrieve(text: str) -> list[str]:
+        threads.append(threading.current_thread())
+        called.set()
+        release.wait()
+        return ["dx"]
+
+    try:
+        with pytest.raises(RunError) as error:
+            Run.from_retriever(retrieve, GOLD, k=1, timeout=0.01)
+        assert called.is_set()
+    finally:
+        release.set()
+    assert str(error.value).startswith(
+        "retriever 'retrieve' did not answer query 'q2020' ('Who won in 2020?') within "
+        "timeout=0.01 seconds"
+    )
+    threads[0].join(timeout=60)  # it ends once its call returns (60 s: a bound, not a measure)
+    assert not threads[0].is_alive()
+    assert len(threads) == 1  # the run stopped at the first query
+
+
+def test_a_hanging_async_retriever_times_out_naming_the_query() -> None:
+    async def retrieve(text: str) -> list[str]:
+        if "2016" in text:
+            await asyncio.Event().wait()  # never set: cancelled at the timeout
+        return ["dx"]
+
+    with pytest.raises(RunError, match=r"did not answer query 'q2016' .* timeout=0\.05 seconds"):
+        Run.from_retriever(retrieve, GOLD, k=1, timeout=0.05)
+
+    async def inside_a_loop() -> Run:
+        return await Run.afrom_retriever(retrieve, GOLD, k=1, timeout=0.05)
+
+    with pytest.raises(RunError, match=r"did not answer query 'q2016'"):
+        asyncio.run(inside_a_loop())
+
+
+def test_a_timeout_that_is_not_reached_changes_nothing() -> None:
+    def retrieve(text: str) -> list[str]:
+        return ["d2020"]
+
+    assert dict(Run.from_retriever(retrieve, GOLD, k=1, timeout=600)) == dict(
+        Run.from_retriever(retrieve, GOLD, k=1)
+    )
+
+
+@pytest.mark.parametrize("value", [0, -1, True, math.nan, math.inf, "5"])
+def test_bad_timeout(value: Any) -> None:
+    with pytest.raises(RunError, match="timeout must be a positive number of seconds per query"):
+        Run.from_retriever(lambda text: [], GOLD, timeout=value)
 
 
 def test_inside_a_running_event_loop_use_the_async_form() -> None:

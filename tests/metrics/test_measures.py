@@ -124,7 +124,7 @@ def measures(draw: st.DrawFn) -> Measure:
         elif isinstance(default, bool):
             params[key] = draw(st.booleans())
         elif isinstance(default, int):
-            params[key] = draw(st.integers(-3, 5))
+            params[key] = draw(st.integers(1, 5))  # rel, the lowest relevant grade
         else:
             params[key] = draw(st.floats(0, 0.999, allow_nan=False))
     kept = tuple(sorted((k, v) for k, v in params.items() if v != family.params[k]))
@@ -221,6 +221,44 @@ def test_rel_and_relevance_level_must_agree() -> None:
         precision(RUN, GOLD, k=2, rel=2, relevance_level=3)
     with pytest.raises(MetricError, match="rel must be an integer grade"):
         precision(RUN, GOLD, k=2, rel=1.5)  # type: ignore[arg-type]
+
+
+REL_BELOW_1 = (
+    "rel is the lowest grade that counts as relevant, and a grade of 0 or less means judged "
+    "non-relevant, so rel <= 0 would count non-relevant documents as relevant"
+)
+
+
+@pytest.mark.parametrize("rel", [0, -1])
+def test_rel_below_1_is_refused_in_measure_names_and_in_the_functions(rel: int) -> None:
+    """P(rel=0)@5 and P(rel=-1)@5 were accepted with no documented meaning (ir_measures and
+    pytrec_eval refuse a relevance level below 1)."""
+    with pytest.raises(MetricError) as error:
+        parse_measure(f"P(rel={rel})@5")
+    assert str(error.value).startswith(f"measure 'P(rel={rel})@5': rel must be at least 1, got ")
+    assert REL_BELOW_1 in str(error.value)
+    with pytest.raises(MetricError, match="rel must be at least 1"):
+        evaluate(RUN, GOLD, [f"Success(rel={rel})@5"])
+    for metric in (precision, recall, average_precision, mrr, success):
+        for keyword in ("rel", "relevance_level"):
+            with pytest.raises(MetricError) as error:
+                metric(RUN, GOLD, k=5, **{keyword: rel})
+            assert str(error.value).startswith(f"rel must be at least 1, got {rel}: ")
+
+
+def test_rel_above_the_largest_grade_is_refused() -> None:
+    with pytest.raises(MetricError, match="rel must be at most 1,000,000 .*, got 1,000,001"):
+        parse_measure("P(rel=1000001)@5")
+    with pytest.raises(MetricError, match="rel must be at most 1,000,000"):
+        precision(RUN, GOLD, k=5, rel=10**30)
+    assert str(parse_measure("P(rel=1000000)@5")) == "P(rel=1000000)@5"
+
+
+def test_judge_agreement_refuses_rel_below_1_too() -> None:
+    from pytest_tempoeval import judge_agreement
+
+    with pytest.raises(MetricError, match="rel must be at least 1, got 0"):
+        judge_agreement(GOLD, object(), "binary", rel=0)  # type: ignore[arg-type]
 
 
 def test_assert_measure_raises_the_explanation() -> None:

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import copy
 import functools
+import gzip
 import itertools
 import json
 import re
 import subprocess
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -264,6 +266,7 @@ BEIR_CORPUS_SEEDS = [
         b'{"_id": "d\\u00e9", "title": "", "text": "x"}\n{"text": "late id", "_id": "d3"}\n'
     ),
 ]
+BEIR_CORPUS_GZ_SEEDS = [gzip.compress(seed, mtime=0) for seed in BEIR_CORPUS_SEEDS]
 BEIR_QRELS_SEEDS = [b"query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\nq2\td1\t-1\n"]
 
 
@@ -301,6 +304,13 @@ LOADERS = {
         Loader("trec_qrels", ".qrels", load_qrels, GoldSetError, tuple(QRELS_SEEDS)),
         Loader("trec_run", ".run", load_trec_run, RunError, tuple(TREC_RUN_SEEDS)),
         Loader("beir_corpus", ".jsonl", load_beir_corpus, GoldSetError, tuple(BEIR_CORPUS_SEEDS)),
+        Loader(
+            "beir_corpus_gz",
+            ".jsonl.gz",
+            load_beir_corpus,
+            GoldSetError,
+            tuple(BEIR_CORPUS_GZ_SEEDS),
+        ),
         Loader("beir_qrels", ".tsv", load_beir_qrels, GoldSetError, tuple(BEIR_QRELS_SEEDS)),
         json_loader("json_run", load_json_run, RunError, RUN_TREES),
         json_loader("baseline", read_baseline, BaselineError, BASELINE_TREES),
@@ -325,7 +335,7 @@ def check_file(loader: Loader, path: Path, seconds: float = SECONDS_PER_INPUT) -
 
     Returns the outcome (``loaded`` or the error's type name) and the time the load took.
     """
-    data = path.read_bytes()
+    data = _decompressed(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
     started = time.process_time()
     outcome = "loaded"
     try:
@@ -349,6 +359,14 @@ def check_file(loader: Loader, path: Path, seconds: float = SECONDS_PER_INPUT) -
         elapsed = time.process_time() - started
     assert elapsed < seconds, f"loading took {elapsed:.2f} s of CPU"
     return outcome, elapsed
+
+
+def _decompressed(data: bytes) -> bytes:
+    """A .gz file's lines, which its errors' line numbers count (a broken one has no lines)."""
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error):
+        return b""
 
 
 _names = itertools.count()
@@ -655,6 +673,12 @@ def malformed(name: str) -> st.SearchStrategy[bytes]:
             loader.dump, mutated_tree(loader.trees), st.sampled_from([None, False, True])
         )
         mutated |= st.builds(mutate, dumped, st.lists(text_ops, max_size=1))
+    if name == "beir_corpus_gz":  # damaged compressed bytes (above), and damaged lines compressed
+        mutated |= st.builds(
+            lambda data, ops: gzip.compress(mutate(data, ops), mtime=0),
+            st.sampled_from(BEIR_CORPUS_SEEDS),
+            st.lists(text_ops, min_size=1, max_size=4),
+        )
     if name in ("trec_qrels", "trec_run"):
         mutated |= st.builds(
             mutate, trec_lines(4 if name == "trec_qrels" else 6), st.lists(text_ops, max_size=1)

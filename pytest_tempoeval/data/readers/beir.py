@@ -12,22 +12,22 @@ is parsed on first access, and a problem there is a GoldSetError with the file a
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
+import zlib
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from pytest_tempoeval.data.columns import Ragged
 from pytest_tempoeval.data.corpus import LazyDocuments
 from pytest_tempoeval.data.focus_time import FocusTime
-from pytest_tempoeval.data.gold_schema import GoldDocument, warn_undeclared
+from pytest_tempoeval.data.gold_schema import MAX_GOLD_BYTES, GoldDocument, warn_undeclared
 from pytest_tempoeval.data.metadata import metadata_focus_time, model_text
 from pytest_tempoeval.data.readers.trec import read_trec_qrels
 from pytest_tempoeval.data.values import PLAIN_ID, id_problem
@@ -38,6 +38,12 @@ QUERIES_NAME = "queries.jsonl"
 # A line as BEIR writes it (json.dumps): the id first, no escapes in it.
 _BEIR_LINE = re.compile(rb'\n\{"_id": "([^"\\\n]*)"')
 _BEIR_FIRST_LINE = re.compile(rb'\{"_id": "([^"\\\n]*)"')
+_ID_KEY = b'"_id"'  # a second one in a line is a second '_id' key (or a value "_id"): parsed
+# A .gz corpus is decompressed up to this many times its size (JSONL compresses 3 to 5 times), or
+# MAX_GOLD_BYTES if more: past that it is a decompression bomb or a damaged file.
+GZIP_MAX_RATIO = 16
+_GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -132,7 +138,7 @@ def _utf8(raw: bytes, path: Path, line: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        byte = raw[error.start : error.start + 1]
+        byte = bytes(raw[error.start : error.start + 1])
         raise GoldSetError(
             located(path, line, f"byte {byte!r} is not valid UTF-8: save the file as UTF-8")
         ) from None
@@ -140,16 +146,37 @@ def _utf8(raw: bytes, path: Path, line: int) -> str:
 
 def _json_object(raw: bytes, path: Path, line: int) -> dict[str, Any]:
     text = _utf8(raw, path, line)  # json.loads would guess UTF-16 or UTF-32 from bytes
+    repeated: list[str | None] = []
+
+    def unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        mapping = dict(pairs)
+        if len(mapping) != len(pairs):  # json.loads would silently keep the last one
+            repeated.append(repeated_key(pairs))
+        return mapping
+
     try:
-        record = json.loads(text)
+        record = json.loads(text, object_pairs_hook=unique)
     except (ValueError, RecursionError) as error:
         shown = getattr(error, "msg", type(error).__name__)
         raise GoldSetError(located(path, line, f"not a valid JSON line ({shown})")) from None
+    if repeated:
+        message = f"key {repeated[0]!r} appears twice in the line: json.loads would keep the last"
+        raise GoldSetError(located(path, line, f"{message} one; keep one"))
     if not isinstance(record, dict):
         raise GoldSetError(
             located(path, line, f"a JSONL line must be an object, got {type(record).__name__}")
         )
     return record
+
+
+def repeated_key(pairs: list[tuple[str, Any]]) -> str | None:
+    """The first key that ``pairs`` (a JSON object's, in order) holds twice, or None."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
 
 
 def _record_id(record: dict[str, Any], path: Path, line: int) -> str:
@@ -166,7 +193,9 @@ def _record_id(record: dict[str, Any], path: Path, line: int) -> str:
 class JsonlCorpus(LazyDocuments):
     """``corpus.jsonl`` kept as bytes; each document parsed on first access."""
 
-    def __init__(self, path: Path, data: bytes, ids: dict[str, int], index: _LineIndex) -> None:
+    def __init__(
+        self, path: Path, data: bytes | bytearray, ids: dict[str, int], index: _LineIndex
+    ) -> None:
         super().__init__(ids)  # doc id -> its position in ``index``
         self.path = path
         self._data = data
@@ -174,14 +203,15 @@ class JsonlCorpus(LazyDocuments):
 
     @classmethod
     def open(cls, path: Path) -> JsonlCorpus:
-        data = path.read_bytes()
+        data: bytes | bytearray
         if path.suffix == ".gz":
-            try:
-                data = gzip.decompress(data)
-            except (OSError, EOFError) as error:
-                raise GoldSetError(f"{path}: not a readable gzip file ({error})") from None
-        if data.startswith(b"\xef\xbb\xbf"):
-            data = data[3:]
+            data = gunzip(path)
+            if data.startswith(b"\xef\xbb\xbf"):
+                del data[:3]
+        else:
+            data = path.read_bytes()
+            if data.startswith(b"\xef\xbb\xbf"):
+                data = data[3:]
         # The fast path: lines as BEIR writes them, found by their literal start (a search that
         # skips ahead, where a pattern of blanks would step through every byte).
         ids: dict[str | None, int] = {}
@@ -194,12 +224,13 @@ class JsonlCorpus(LazyDocuments):
             ids[_plain(match.group(1))] = len(starts)
             starts.append(match.start() + 1)
         lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
-        if len(ids) == len(starts) == lines and None not in ids:
+        one_id_each = data.count(_ID_KEY) == len(starts)  # else a line may name '_id' twice
+        if len(ids) == len(starts) == lines and None not in ids and one_id_each:
             return cls(path, data, ids, _LineIndex(starts, dense=True))  # type: ignore[arg-type]
         return cls._open_slowly(path, data)
 
     @classmethod
-    def _open_slowly(cls, path: Path, data: bytes) -> JsonlCorpus:
+    def _open_slowly(cls, path: Path, data: bytes | bytearray) -> JsonlCorpus:
         """Any line: blank ones, keys in another order, escaped ids, and every error."""
         index = _LineIndex.of(data)
         fast = {match.start() + 1: match.group(1) for match in _BEIR_LINE.finditer(data)}
@@ -214,6 +245,8 @@ class JsonlCorpus(LazyDocuments):
                 continue
             line = index.line_of(start)
             raw = fast.get(start)
+            if raw_line.count(_ID_KEY) > 1:
+                raw = None  # a second '_id' key, which json.loads would read: parsed, refused
             doc_id = _plain(raw) if raw is not None else None
             if doc_id is None:
                 doc_id = _record_id(_json_object(raw_line, path, line), path, line)
@@ -257,6 +290,84 @@ class JsonlCorpus(LazyDocuments):
         return hashlib.sha256(self._data).hexdigest()
 
 
+def gunzip(path: Path) -> bytearray:
+    """A ``.gz`` file's content, decompressed a piece at a time up to a limit (``gzip.decompress``
+    would expand a bomb whole, and then copy it): MAX_GOLD_BYTES, or GZIP_MAX_RATIO times the
+    file's size if more. Every way the file can be broken is a GoldSetError naming it."""
+    limit = max(MAX_GOLD_BYTES, GZIP_MAX_RATIO * path.stat().st_size)
+    with path.open("rb") as file:
+        head = file.read(2)
+        if head != _GZIP_MAGIC:
+            problem = (
+                "the file is empty; a corpus.jsonl.gz holds gzip-compressed JSONL lines"
+                if not head
+                else "not gzip data (a gzip file starts with the bytes 1f 8b); if it is plain "
+                "JSONL, name it corpus.jsonl"
+            )
+            raise GoldSetError(f"{path}: {problem}")
+        file.seek(0)
+        return _inflate(file, path, limit)
+
+
+def _inflate(file: BinaryIO, path: Path, limit: int) -> bytearray:
+    """Every gzip member of ``file`` (``cat a.gz b.gz`` is a gzip file too), then zero bytes at
+    most (padding, which gzip ignores)."""
+    out = bytearray()  # grown in place: no second copy of the whole corpus
+    inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)  # gzip's header and trailer, checked
+    data = b""
+    while True:
+        at_end = False
+        if not data:
+            data = file.read(_CHUNK)
+            at_end = not data
+        try:
+            piece = inflater.decompress(data, _CHUNK)
+        except zlib.error:
+            raise GoldSetError(
+                f"{path}: the gzip data is damaged (it does not decompress, or its checksum does "
+                "not match); download or compress the corpus again"
+            ) from None
+        out += piece
+        if len(out) > limit:
+            raise GoldSetError(
+                f"{path}: decompresses to more than {limit >> 20:,} MiB (the limit for a .gz "
+                f"corpus: {MAX_GOLD_BYTES >> 20} MiB, or {GZIP_MAX_RATIO} times the file's size "
+                "if more): a damaged file or a decompression bomb; if it is a real corpus, "
+                "decompress it to corpus.jsonl, which is read without this limit"
+            )
+        data = inflater.unconsumed_tail
+        if inflater.eof:
+            data = _next_member(file, inflater.unused_data, path)
+            if data is None:
+                return out
+            inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
+        elif at_end and not piece:
+            raise GoldSetError(
+                f"{path}: the gzip data ends early, after {len(out):,} decompressed bytes: the "
+                "file is truncated (an interrupted download or copy?); get it whole again"
+            )
+
+
+def _next_member(file: BinaryIO, rest: bytes, path: Path) -> bytes | None:
+    """What follows a gzip member: the start of the next one, or None at the end of the file
+    (zero bytes may pad it); anything else is a GoldSetError."""
+    while len(rest) < 2 and (more := file.read(_CHUNK)):
+        rest += more
+    if rest[:2] == _GZIP_MAGIC:
+        return rest
+    start = file.tell() - len(rest)
+    while rest:
+        if rest.strip(b"\0"):
+            size = path.stat().st_size
+            raise GoldSetError(
+                f"{path}: {size - start:,} bytes that are not gzip data follow the compressed "
+                f"data (from byte {start:,}): the file is damaged or was appended to; download or "
+                "compress the corpus again"
+            )
+        rest = file.read(_CHUNK)
+    return None
+
+
 class _LineIndex:
     """Where each document's line starts, and its line number.
 
@@ -271,7 +382,7 @@ class _LineIndex:
         self._all_starts = all_starts
 
     @classmethod
-    def of(cls, data: bytes) -> _LineIndex:
+    def of(cls, data: bytes | bytearray) -> _LineIndex:
         """Every line's start (chunked: no file-sized temporary)."""
         view = np.frombuffer(data, dtype=np.uint8)
         chunk = 1 << 24

@@ -16,7 +16,7 @@ from pytest_tempoeval.data.corpus import LazyDocuments
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.gold_schema import GoldDocument
 from pytest_tempoeval.data.metadata import metadata_focus_time, model_text
-from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.data.values import grade_problem, id_problem
 from pytest_tempoeval.errors import GoldSetError
 
 # Namedtuple fields read as a document's or a query's text, when it has no default_text().
@@ -83,16 +83,18 @@ def _qrels(dataset: Any, name: str) -> Ragged:
         query_id = _identifier(getattr(qrel, "query_id", None), name, where)
         doc_id = _identifier(getattr(qrel, "doc_id", None), name, where)
         grade = getattr(qrel, "relevance", None)
-        if isinstance(grade, bool) or not isinstance(grade, int):
+        problem = grade_problem(grade)
+        if problem is not None:
             raise GoldSetError(
-                f"{name}: {where} ({query_id}, {doc_id}): relevance {grade!r} is not an integer"
+                f"{name}: {where}: relevance {grade!r} of doc {doc_id!r} for query {query_id!r} "
+                f"{problem}"
             )
         judged = grouped.setdefault(query_id, {})
         if doc_id in judged:
             raise GoldSetError(
                 f"{name}: {where}: doc {doc_id!r} is judged twice for query {query_id!r}"
             )
-        judged[doc_id] = grade
+        judged[doc_id] = int(grade)
     if not grouped:
         raise GoldSetError(f"{name}: the dataset has no qrels; a gold set needs judged queries")
     keys = list(grouped)

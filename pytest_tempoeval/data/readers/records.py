@@ -1,6 +1,7 @@
 """Gold sets from plain records: iterables of dicts or tuples, or DataFrames.
 
-pandas is not a dependency: a DataFrame is read through its ``to_dict("records")``, plain dicts.
+Neither pandas nor polars is a dependency: a DataFrame is read through its rows as plain dicts
+(pandas' ``to_dict("records")``, polars' ``to_dicts()``; a polars LazyFrame is collected first).
 Extra keys (columns) are ignored; a record lacking a required one is an error naming the record
 and the keys it has.
 """
@@ -15,7 +16,7 @@ from typing import Any
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.gold_schema import GoldDocument, GoldQuery, warn_undeclared
 from pytest_tempoeval.data.metadata import metadata_focus_time, model_text
-from pytest_tempoeval.data.values import id_problem
+from pytest_tempoeval.data.values import grade_problem, id_problem
 from pytest_tempoeval.errors import FocusTimeError, GoldSetError
 
 SOURCE = "<records>"
@@ -75,12 +76,15 @@ def read_records(
 
 
 def _rows(records: Iterable[Any]) -> Iterable[Any]:
-    """A table's rows as dicts: a pandas (or polars) DataFrame iterates over its column names, which
-    would read as one malformed record per column."""
+    """A table's rows as dicts: a DataFrame iterates over its column names, which would read as one
+    malformed record per column. Polars is asked first: its DataFrame has a ``to_dict`` too, which
+    gives columns and takes no ``"records"``."""
+    if callable(getattr(records, "collect", None)) and callable(getattr(records, "lazy", None)):
+        records = records.collect()  # a polars LazyFrame (its .columns would warn, so not asked)
+    if callable(getattr(records, "to_dicts", None)):
+        return records.to_dicts()  # polars
     if hasattr(records, "columns") and callable(getattr(records, "to_dict", None)):
         return records.to_dict("records")  # pandas
-    if hasattr(records, "columns") and callable(getattr(records, "to_dicts", None)):
-        return records.to_dicts()  # polars
     return records
 
 
@@ -93,13 +97,15 @@ def _qrel(record: Any, where: str) -> tuple[str, str, int]:
         query_id, doc_id, grade = (record[0], record[-2], record[-1])  # (q, doc, g) or TREC's 4
     else:
         raise _error(where, f"expected a dict or (query id, doc id, grade), got {record!r:.80}")
+    query_id, doc_id = _id(query_id, where), _id(doc_id, where)
     if hasattr(grade, "item"):  # a numpy integer from a DataFrame
         grade = grade.item()
     if isinstance(grade, float) and grade.is_integer():
         grade = int(grade)
-    if isinstance(grade, bool) or not isinstance(grade, int):
-        raise _error(where, f"grade {grade!r} is not an integer")
-    return _id(query_id, where), _id(doc_id, where), grade
+    problem = grade_problem(grade)
+    if problem is not None:
+        raise _error(where, f"grade {grade!r} of doc {doc_id!r} for query {query_id!r} {problem}")
+    return query_id, doc_id, grade
 
 
 def _document(record: Any, number: int) -> GoldDocument:

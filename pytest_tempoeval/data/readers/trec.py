@@ -30,7 +30,7 @@ from pytest_tempoeval.data.readers.trec_tokens import (
     parse_ints,
     read_fields,
 )
-from pytest_tempoeval.data.values import MAX_GRADE, id_problem
+from pytest_tempoeval.data.values import MAX_GRADE, grade_rule, id_problem
 from pytest_tempoeval.errors import GoldSetError, RunError, located
 
 TREC_RUN_FORMAT = "qid Q0 docid rank score tag"
@@ -222,9 +222,7 @@ def _grades(text: np.ndarray, table: Ragged, lines: np.ndarray, path: Path) -> n
                 path,
                 int(lines[row]),
                 f"grade {text[row].decode(errors='replace')!r} of doc "
-                f"{table.ids_of(slice(row, row + 1))[0]!r} is not an integer from -{MAX_GRADE:,} "
-                f"to {MAX_GRADE:,}; use 0 (judged non-relevant), 1, 2, ... (negative grades are "
-                "judged non-relevant too)",
+                f"{table.ids_of(slice(row, row + 1))[0]!r} {grade_rule(negative=True)}",
             )
         ) from None
     return grades
