@@ -9,7 +9,8 @@ answers from the file without calling the provider; a changed query, document or
 
 The file takes the cassettes' record modes (``none`` replays only, ``once``, ``new_episodes``,
 ``all``), is written atomically, and holds no secret: only the model, the ids, the key and the
-answer.
+answer. As a cassette, it is also saved every ``save_every`` seconds while answers come in: a run
+killed midway keeps what it paid for, and ``new_episodes`` asks only for the rest.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -29,7 +31,7 @@ from pytest_tempoeval.errors import (
 )
 from pytest_tempoeval.files import write_atomically
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.cassettes import RECORD_MODES
+from pytest_tempoeval.judge.cassettes import RECORD_MODES, SAVE_EVERY_SECONDS, SaveClock
 from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
 
@@ -66,6 +68,7 @@ class CachedJudge:
         *,
         dry_run: bool = False,
         budget: RequestBudget | None = None,
+        save_every: float | None = None,
     ) -> None:
         if record_mode not in RECORD_MODES:
             raise ValueError(
@@ -98,6 +101,8 @@ class CachedJudge:
             else:
                 self._answers = _read_cache(self.path)
         self._changed = False
+        # read here, not bound as a default: a test may shorten the module's interval
+        self._clock = SaveClock(SAVE_EVERY_SECONDS if save_every is None else save_every)
 
     def __repr__(self) -> str:
         return f"CachedJudge({self.provider!r}, cache={str(self.path)!r})"
@@ -121,12 +126,14 @@ class CachedJudge:
         not ask again."""
         if not self._changed:
             return
+        started = time.monotonic()
         kept = {} if complete else self._previous
         merged = kept | self._answers
         answers = [merged[key] for key in sorted(merged)]
         text = json.dumps({"version": CACHE_VERSION, "answers": answers}, indent=1)
         write_atomically(self.path, text + "\n")
         self._changed = False
+        self._clock.saved(started)
 
     # -- judging ----------------------------------------------------------------------------------
 
@@ -218,6 +225,8 @@ class CachedJudge:
                     "value": value,
                 }
                 self._changed = True
+                if self._clock.due():
+                    self.save()  # what is paid for is on disk before the run can be killed
                 return value
             problem = f"{kind} {raw!r} is not " + (
                 "an integer 0..4" if kind == "grade" else "a bool"
