@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -108,13 +109,55 @@ def test_a_provider_failure_is_a_judge_error_naming_the_pair(tmp_path: Path) -> 
 def test_a_damaged_cache_names_the_file_and_line(tmp_path: Path) -> None:
     cache = tmp_path / "c.json"
     cache.write_text('{"version": 1,\n "answers": [\n')
-    with pytest.raises(JudgeCassetteError, match=r"c\.json:3: not a judgment cache"):
+    with pytest.raises(JudgeCassetteError, match=r"c\.json:3: invalid JSON"):
         CachedJudge(YearProvider(), cache)
     cache.write_text(
         json.dumps({"version": 1, "answers": [{"key": "k", "kind": "grade", "value": 9}]})
     )
-    with pytest.raises(JudgeCassetteError, match="answer 1 is not a valid cached judgment"):
+    with pytest.raises(JudgeCassetteError, match=r"c\.json:1: answer 'k' has grade 9: not an int"):
         CachedJudge(YearProvider(), cache)
+
+
+def recorded_cache(path: Path) -> list[str]:
+    """A cache of three grades, as lines (json.dumps(indent=1): one answer is 8 lines)."""
+    judge = CachedJudge(YearProvider(), path)
+    temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge)
+    judge.save()
+    return path.read_text().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("mode", ["none", "once", "new_episodes"])
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        # the second answer's key line twice: a duplicate JSON key
+        (lambda lines: lines.insert(13, lines[12]), r":14: duplicate key 'key' \(first at line 13"),
+        # the third answer has the first one's key: two answers, one key
+        (
+            lambda lines: lines.__setitem__(20, lines[4]),
+            r":20: answer '{first}' appears twice \(first at line 4\)",
+        ),
+        (
+            lambda lines: lines.__setitem__(6, lines[6].replace("grade", "grad")),
+            r":4: answer '{first}' has kind 'grad', expected 'grade' or 'verdict'",
+        ),
+    ],
+)
+def test_an_ambiguous_or_wrong_answer_is_refused_with_file_line_and_key(
+    tmp_path: Path, edit: object, problem: str, mode: str
+) -> None:
+    """They were read last-wins (a duplicate) or as a grade (any other kind)."""
+    cache = tmp_path / "c.json"
+    lines = recorded_cache(cache)
+    first = json.loads(cache.read_text())["answers"][0]["key"]
+    assert lines[4].strip() == f'"key": "{first}",' and '"kind": "grade"' in lines[6]
+    edit(lines)  # type: ignore[operator]
+    cache.write_text("".join(lines))
+    before = cache.read_bytes()
+    message = re.escape(str(cache)) + problem.format(first=first) + ".*left as it is"
+    with pytest.raises(JudgeCassetteError, match=message):
+        CachedJudge(YearProvider(), cache, record_mode=mode)
+    assert cache.read_bytes() == before
 
 
 def test_the_fixture_wraps_a_provider_with_the_session_settings(pytester: pytest.Pytester) -> None:
