@@ -142,6 +142,7 @@ def recorded_cache(path: Path) -> list[str]:
             r":4: answer '{first}' has kind 'grad', expected 'grade' or 'verdict'",
         ),
     ],
+    ids=["duplicate-json-key", "two-answers-one-key", "unknown-kind"],
 )
 def test_an_ambiguous_or_wrong_answer_is_refused_with_file_line_and_key(
     tmp_path: Path, edit: object, problem: str, mode: str
