@@ -177,9 +177,37 @@ _SECRETS = [
 ]
 
 
+BASE_URL_SHOWN = "<base URL>"
+# The judges' base URLs, hidden wherever they appear (hide_base_url): a gateway's path can carry an
+# account or a token (/gw/acct-7731/tok_...), and a server that echoes the request path (a 404)
+# puts it into the error, the terminal and the JUnit XML. Kept for the process: every JudgeError
+# is scrubbed, wherever it is built (the judge, its batches, the SDK's message quoted).
+_BASE_URLS: dict[str, re.Pattern[str]] = {}
+
+
+def hide_base_url(url: str) -> None:
+    """From now on, :func:`scrub_secrets` shows ``url`` (and its path alone, as an echoed request
+    path has it) as ``<base URL>``."""
+    from urllib.parse import quote, unquote, urlsplit
+
+    url = url.strip().rstrip("/")
+    if not url or url in _BASE_URLS:
+        return
+    path = urlsplit(url).path.rstrip("/")
+    forms = {url}
+    if path.strip("/"):
+        forms |= {path, unquote(path), quote(unquote(path), safe="/")}
+    # Longest first, so the whole URL goes before its path; a path only as a whole (not inside a
+    # longer path segment: /gw does not hide /gwen).
+    alternatives = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+    _BASE_URLS[url] = re.compile(rf"(?:{alternatives})(?![\w.~%-])")
+
+
 def scrub_secrets(text: str) -> str:
-    """``text`` with API keys, bearer tokens, key-like values and URL query strings hidden: the one
-    scrubber every judge error passes through."""
+    """``text`` with API keys, bearer tokens, key-like values, URL query strings and the judges'
+    base URLs (:func:`hide_base_url`) hidden: the one scrubber every judge error passes through."""
+    for pattern in list(_BASE_URLS.values()):
+        text = pattern.sub(BASE_URL_SHOWN, text)
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
     return text

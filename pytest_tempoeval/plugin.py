@@ -186,12 +186,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(str(error)) from None
     state.judge_budget = _judge_budget(config)
     # Checked once, here, so a bad value is a usage error (exit 4), not an error in every test.
-    try:
-        state.judge_batch_poll = float(config.getini("tempoeval_judge_batch_poll"))
-    except ValueError:
-        raise pytest.UsageError(
-            "ini tempoeval_judge_batch_poll must be a number of seconds"
-        ) from None
+    state.judge_batch_poll = _positive_seconds(config, "tempoeval_judge_batch_poll")
     state.judge_prompt_style = config.getini("tempoeval_judge_prompt_style")
     if state.judge_prompt_style not in PROMPT_STYLES:
         raise pytest.UsageError(
@@ -199,6 +194,20 @@ def pytest_configure(config: pytest.Config) -> None:
             f"got {state.judge_prompt_style!r}"
         )
     config.pluginmanager.register(_Reports(state), "tempoeval-reports")
+
+
+def _positive_seconds(config: pytest.Config, key: str) -> float:
+    """An ini duration: a positive, finite number (0 or nan would poll without pause, inf never)."""
+    raw = config.getini(key)
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise pytest.UsageError(
+            f"ini {key} must be a positive, finite number of seconds, got {raw!r}"
+        )
+    return seconds
 
 
 def _judge_budget(config: pytest.Config) -> Any:

@@ -19,7 +19,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeError, NoValidAnswer
+from pytest_tempoeval.errors import (
+    JudgeBudgetSpent,
+    JudgeError,
+    NoValidAnswer,
+    hide_base_url,
+)
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
 from pytest_tempoeval.judge.batches import ask_in_batches, forget
 from pytest_tempoeval.metrics.llm_judgments import (
@@ -74,6 +79,9 @@ class AnthropicJudge:
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         _refuse_secrets_in_url(base_url or os.environ.get("ANTHROPIC_BASE_URL"))
+        for url in (base_url, os.environ.get("ANTHROPIC_BASE_URL"), getattr(client, "base_url", 0)):
+            if url:  # its path can carry an account or a token: never shown in an error
+                hide_base_url(str(url))
         self.model = model
         # "seed": the metric pages' prompts word for word; "delimited": query and document fenced
         self.prompt_style = prompt_style
@@ -259,13 +267,18 @@ class AnthropicJudge:
             del prompts[granted:]  # the rest fail in the normal flow, naming the budget
         if not prompts:
             return state
-        answers = await ask_in_batches(
-            self._async_client(),
-            [self._body(prompt) for prompt in prompts],
-            state=state,
-            poll=self.batch_poll,
-            status=self.batch_status,
-        )
+        try:
+            answers = await ask_in_batches(
+                self._async_client(),
+                [self._body(prompt) for prompt in prompts],
+                state=state,
+                poll=self.batch_poll,
+                status=self.batch_status,
+            )
+        except JudgeError:
+            raise
+        except Exception as error:  # noqa: BLE001 - the SDK's, as a live request's: not chained
+            raise JudgeError(f"the judge's message batch ({self.model}) failed: {error}") from None
         for prompt, answer in zip(prompts, answers, strict=True):
             if answer is None:  # expired or errored: the normal flow asks it live
                 self.stats.batch_retried += 1
@@ -338,8 +351,10 @@ class AnthropicJudge:
             # reply is read from JSON, not built into SDK models (a third of the SDK's CPU).
             raw = await client.messages.with_raw_response.create(**body)
             message = json.loads(raw.http_response.content)
-        except Exception as error:
-            raise JudgeError(f"the judge ({self.model}) failed: {error}") from error
+        except Exception as error:  # noqa: BLE001 - quoted in ours, which is the one shown
+            # Quoted, scrubbed, and not chained: the SDK's exception repeats the server's text
+            # unscrubbed (a 404 echoing the base URL's path) in every traceback that shows it.
+            raise JudgeError(f"the judge ({self.model}) failed: {error}") from None
         if self.cassette is not None:  # kept once the reply is read as valid (see _record)
             self._unrecorded[prompt] = (raw.http_request, raw.http_response)
         self.stats.asked += 1
@@ -428,7 +443,7 @@ def _refuse_secrets_in_url(base_url: str | None) -> None:
 
     parts = urlsplit(base_url)
     if parts.query or parts.fragment or parts.username or parts.password:
-        shown = f"{parts.scheme}://{parts.hostname or ''}{parts.path}"
+        shown = f"{parts.scheme}://{parts.hostname or ''}" + ("/<path>" if parts.path else "")
         raise JudgeError(
             f"the judge's base URL {shown}?<hidden> has a query string, fragment or credentials; "
             "give the API key through ANTHROPIC_API_KEY (or api_key=) and a base URL without them"

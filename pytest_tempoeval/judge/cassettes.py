@@ -44,6 +44,24 @@ MESSAGES_PATH = "/v1/messages"
 _NO_RECORDING_INTO_EXISTING = "does not record into an existing cassette"
 
 
+class SaveClock:
+    """When a recording saves next: every ``every`` seconds, stretched to ten times the last
+    save's duration, so saving stays under ~10% of the time. A process killed mid-recording loses
+    at most that much paid work (cassettes and :class:`~.custom.CachedJudge` caches)."""
+
+    def __init__(self, every: float) -> None:
+        self.every = every
+        self._next = time.monotonic() + every
+
+    def due(self) -> bool:
+        return time.monotonic() >= self._next
+
+    def saved(self, started: float) -> None:
+        """A save that began at ``started`` (``time.monotonic()``) just ended."""
+        finished = time.monotonic()
+        self._next = finished + max(self.every, 10 * (finished - started))
+
+
 def cassette_file(directory: Path, test: str, serializer: str = "yaml") -> tuple[Path, Path | None]:
     """The cassette's path, and its legacy place to read while only that one exists."""
     path, legacy = test_file(directory, test, _suffix(serializer))
@@ -102,8 +120,7 @@ class JudgeCassette:
         self._read: dict[str, dict[str, Any]] = {}  # normalised body -> its valid parsed message
         self._positions: dict[str, int] = {}  # normalised request body -> index in _interactions
         self._recorded = 0
-        self._save_every = save_every
-        self._next_save = time.monotonic() + save_every
+        self._clock = SaveClock(save_every)
         if exists and record_mode != "all":
             with _no_cyclic_gc():
                 for interaction in _read_interactions(read_from, command):
@@ -191,7 +208,7 @@ class JudgeCassette:
             replace=True,
         )
         self._recorded += 1
-        if time.monotonic() >= self._next_save:
+        if self._clock.due():
             self.save()
 
     def save(self, complete: bool = False) -> None:
@@ -224,8 +241,7 @@ class JudgeCassette:
         # copied from, never removed.
         self.source = None
         self._recorded = 0
-        finished = time.monotonic()
-        self._next_save = finished + max(self._save_every, 10 * (finished - started))
+        self._clock.saved(started)
 
     def _add(self, interaction: dict[str, Any], replace: bool = False) -> None:
         """Index an interaction. The first one stored for a body answers it (as in vcrpy), unless

@@ -9,7 +9,8 @@ answers from the file without calling the provider; a changed query, document or
 
 The file takes the cassettes' record modes (``none`` replays only, ``once``, ``new_episodes``,
 ``all``), is written atomically, and holds no secret: only the model, the ids, the key and the
-answer.
+answer. As a cassette, it is also saved every ``save_every`` seconds while answers come in: a run
+killed midway keeps what it paid for, and ``new_episodes`` asks only for the rest.
 """
 
 from __future__ import annotations
@@ -17,19 +18,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pytest_tempoeval.data.readers.structured import LineList, Source, json_tree, strict_json
 from pytest_tempoeval.errors import (
     JudgeBudgetSpent,
     JudgeCassetteError,
     JudgeError,
     NoValidAnswer,
+    located,
 )
 from pytest_tempoeval.files import write_atomically
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.cassettes import RECORD_MODES
+from pytest_tempoeval.judge.cassettes import RECORD_MODES, SAVE_EVERY_SECONDS, SaveClock
 from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
 
@@ -66,6 +70,7 @@ class CachedJudge:
         *,
         dry_run: bool = False,
         budget: RequestBudget | None = None,
+        save_every: float | None = None,
     ) -> None:
         if record_mode not in RECORD_MODES:
             raise ValueError(
@@ -99,6 +104,8 @@ class CachedJudge:
                 self._answers = _read_cache(self.path)
         self._changed = False
         self._dry_run_counted: set[str] = set()  # prompts a dry run has counted, asked or held
+        # read here, not bound as a default: a test may shorten the module's interval
+        self._clock = SaveClock(SAVE_EVERY_SECONDS if save_every is None else save_every)
 
     def __repr__(self) -> str:
         return f"CachedJudge({self.provider!r}, cache={str(self.path)!r})"
@@ -122,12 +129,14 @@ class CachedJudge:
         not ask again."""
         if not self._changed:
             return
+        started = time.monotonic()
         kept = {} if complete else self._previous
         merged = kept | self._answers
         answers = [merged[key] for key in sorted(merged)]
         text = json.dumps({"version": CACHE_VERSION, "answers": answers}, indent=1)
         write_atomically(self.path, text + "\n")
         self._changed = False
+        self._clock.saved(started)
 
     # -- judging ----------------------------------------------------------------------------------
 
@@ -223,10 +232,10 @@ class CachedJudge:
                     "value": value,
                 }
                 self._changed = True
+                if self._clock.due():
+                    self.save()  # what is paid for is on disk before the run can be killed
                 return value
-            problem = f"{kind} {raw!r} is not " + (
-                "an integer 0..4" if kind == "grade" else "a bool"
-            )
+            problem = f"{kind} {raw!r} is {_EXPECTED[kind]}"
         raise NoValidAnswer(f"{where}: the provider gave no valid answer in 2 tries ({problem})")
 
     def _key(self, kind: str, prompt: str) -> str:
@@ -243,26 +252,56 @@ def _valid(value: Any, kind: str) -> int | None:
 
 
 def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
+    """The cache's answers by key. A duplicate (a JSON key, or two answers under one key: which
+    one is right?), an unknown kind or an invalid value is refused with its line; never the last
+    one silently winning."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise JudgeCassetteError(
-            f"{path}:{error.lineno}: not a judgment cache ({error.msg})"
-        ) from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise JudgeCassetteError(f"{path}: not a judgment cache ({error})") from None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise JudgeCassetteError(f"{path}: cannot read the judgment cache ({error})") from None
+    source = Source(path, JudgeCassetteError)
+    problem = None
+    try:
+        data = strict_json(text, source)
+    except JudgeCassetteError as error:
+        problem = str(error)
+    if problem is not None:  # raised outside the handler: no "during handling..." chain
+        raise JudgeCassetteError(f"{problem}. {_LEFT_AS_IT_IS}")
     answers = data.get("answers") if isinstance(data, dict) else None
     if not isinstance(answers, list) or data.get("version") != CACHE_VERSION:
         raise JudgeCassetteError(
             f"{path}: not a judgment cache: expected version {CACHE_VERSION} and an 'answers' list"
         )
-    cache = {}
-    for number, entry in enumerate(answers, 1):
-        if not (
-            isinstance(entry, dict)
-            and isinstance(entry.get("key"), str)
-            and _valid(entry.get("value"), str(entry.get("kind"))) is not None
-        ):
-            raise JudgeCassetteError(f"{path}: answer {number} is not a valid cached judgment")
-        cache[entry["key"]] = entry
+    cache: dict[str, dict[str, Any]] = {}
+    numbers: dict[str, int] = {}  # key -> its answer's index
+    for number, entry in enumerate(answers):
+        key = entry.get("key") if isinstance(entry, dict) else None
+        if not isinstance(key, str):
+            problem = f"answer {number + 1} has no 'key' string"
+        elif (kind := entry.get("kind")) not in KINDS:
+            problem = f"answer {key!r} has kind {kind!r}, expected 'grade' or 'verdict'"
+        elif _valid(entry.get("value"), kind) is None:
+            problem = f"answer {key!r} has {kind} {entry.get('value')!r}: {_EXPECTED[kind]}"
+        elif key in numbers:
+            first = _answer_line(text, source, numbers[key])
+            problem = f"answer {key!r} appears twice (first at line {first}): which one is right?"
+        else:
+            cache[key], numbers[key] = entry, number
+            continue
+        line = _answer_line(text, source, number)
+        raise JudgeCassetteError(located(path, line, f"{problem}. {_LEFT_AS_IT_IS}"))
     return cache
+
+
+KINDS = ("grade", "verdict")
+_EXPECTED = {"grade": "not an integer 0..4", "verdict": "not a bool"}
+_LEFT_AS_IT_IS = (
+    "The file was left as it is: fix it (see its git history), or record it anew with "
+    "--tempoeval-record-mode=all"
+)
+
+
+def _answer_line(text: str, source: Source, number: int) -> int | None:
+    """The line of answer ``number``: read again with lines, only when an answer is refused."""
+    answers = json_tree(text, source).get("answers")
+    return answers.item_lines[number] if isinstance(answers, LineList) else None

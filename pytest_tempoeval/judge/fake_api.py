@@ -75,6 +75,11 @@ class Fault:
         return cls("status", 500)
 
     @classmethod
+    def not_found(cls) -> Fault:
+        """A 404 whose error message echoes the request path, as some gateways answer."""
+        return cls("status", 404)
+
+    @classmethod
     def slow(cls, seconds: float) -> Fault:
         return cls("slow", delay=seconds)
 
@@ -352,6 +357,8 @@ class _Handler(BaseHTTPRequestHandler):
         fault = self.fake._next_fault()
         if self.fake.latency:
             time.sleep(self.fake.latency)
+        if fault is not None and fault.kind == "status" and fault.status == 404:
+            return self._not_found()
         if fault is not None and fault.kind == "status":
             headers = (
                 {"retry-after": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}

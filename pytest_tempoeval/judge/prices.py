@@ -6,6 +6,7 @@ model, in US dollars per million tokens. The Message Batches API costs half.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,19 +44,35 @@ class Price:
         return dollars * (BATCH_DISCOUNT if batch else 1.0)
 
 
+_NUMBER = r"(\d+(?:\.\d*)?|\.\d+)"  # 1, 1.5, .5: no sign, no exponent, no nan or inf
+_PRICE_LINE = re.compile(rf"\s*([\w.\-]+)\s*=\s*{_NUMBER}\s*/\s*{_NUMBER}\s*")
+_FORMAT = (
+    "expected 'model = input/output' (US dollars per million tokens, e.g. "
+    "claude-haiku-4-5 = 1.00/5.00)"
+)
+
+
 def parse_prices(lines: Iterable[str]) -> dict[str, tuple[float, float]]:
-    """The ini's ``model = input/output`` lines. Raises ValueError naming a bad line."""
-    prices = {}
-    for line in lines:
+    """The ini's ``model = input/output`` lines. Raises ValueError naming the ini key, the line
+    and the expected format; a model priced on two lines is an error naming both."""
+    prices: dict[str, tuple[float, float]] = {}
+    seen: dict[str, tuple[int, str]] = {}  # model -> (line number, line)
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        match = re.fullmatch(r"\s*([\w.\-]+)\s*=\s*([\d.]+)\s*/\s*([\d.]+)\s*", line)
-        if match is None:
+        where = f"ini tempoeval_judge_prices, line {number} {line.strip()!r}"
+        match = _PRICE_LINE.fullmatch(line)
+        price = (float(match[2]), float(match[3])) if match else None
+        if price is None or not all(map(math.isfinite, price)):
+            raise ValueError(f"{where}: {_FORMAT}")
+        model = match[1]  # type: ignore[index]
+        if model in seen:
+            first, text = seen[model]
             raise ValueError(
-                f"tempoeval_judge_prices: {line.strip()!r} is not 'model = input/output' "
-                "(US dollars per million tokens, e.g. claude-haiku-4-5 = 1.00/5.00)"
+                f"{where}: {model} is priced twice (first on line {first} {text!r}): keep one"
             )
-        prices[match[1]] = (float(match[2]), float(match[3]))
+        seen[model] = (number, line.strip())
+        prices[model] = price
     return prices
 
 

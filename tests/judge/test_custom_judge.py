@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -108,13 +109,56 @@ def test_a_provider_failure_is_a_judge_error_naming_the_pair(tmp_path: Path) -> 
 def test_a_damaged_cache_names_the_file_and_line(tmp_path: Path) -> None:
     cache = tmp_path / "c.json"
     cache.write_text('{"version": 1,\n "answers": [\n')
-    with pytest.raises(JudgeCassetteError, match=r"c\.json:3: not a judgment cache"):
+    with pytest.raises(JudgeCassetteError, match=r"c\.json:3: invalid JSON"):
         CachedJudge(YearProvider(), cache)
     cache.write_text(
         json.dumps({"version": 1, "answers": [{"key": "k", "kind": "grade", "value": 9}]})
     )
-    with pytest.raises(JudgeCassetteError, match="answer 1 is not a valid cached judgment"):
+    with pytest.raises(JudgeCassetteError, match=r"c\.json:1: answer 'k' has grade 9: not an int"):
         CachedJudge(YearProvider(), cache)
+
+
+def recorded_cache(path: Path) -> list[str]:
+    """A cache of three grades, as lines (json.dumps(indent=1): one answer is 8 lines)."""
+    judge = CachedJudge(YearProvider(), path)
+    temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge)
+    judge.save()
+    return path.read_text().splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("mode", ["none", "once", "new_episodes"])
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        # the second answer's key line twice: a duplicate JSON key
+        (lambda lines: lines.insert(13, lines[12]), r":14: duplicate key 'key' \(first at line 13"),
+        # the third answer has the first one's key: two answers, one key
+        (
+            lambda lines: lines.__setitem__(20, lines[4]),
+            r":20: answer '{first}' appears twice \(first at line 4\)",
+        ),
+        (
+            lambda lines: lines.__setitem__(6, lines[6].replace("grade", "grad")),
+            r":4: answer '{first}' has kind 'grad', expected 'grade' or 'verdict'",
+        ),
+    ],
+    ids=["duplicate-json-key", "two-answers-one-key", "unknown-kind"],
+)
+def test_an_ambiguous_or_wrong_answer_is_refused_with_file_line_and_key(
+    tmp_path: Path, edit: object, problem: str, mode: str
+) -> None:
+    """They were read last-wins (a duplicate) or as a grade (any other kind)."""
+    cache = tmp_path / "c.json"
+    lines = recorded_cache(cache)
+    first = json.loads(cache.read_text())["answers"][0]["key"]
+    assert lines[4].strip() == f'"key": "{first}",' and '"kind": "grade"' in lines[6]
+    edit(lines)  # type: ignore[operator]
+    cache.write_text("".join(lines))
+    before = cache.read_bytes()
+    message = re.escape(str(cache)) + problem.format(first=first) + ".*left as it is"
+    with pytest.raises(JudgeCassetteError, match=message):
+        CachedJudge(YearProvider(), cache, record_mode=mode)
+    assert cache.read_bytes() == before
 
 
 def test_the_fixture_wraps_a_provider_with_the_session_settings(pytester: pytest.Pytester) -> None:
@@ -175,3 +219,96 @@ def test_a_whole_rerecording_that_fails_partway_keeps_the_old_answers(tmp_path: 
     temporal_ndcg(Run({"q": ["d2020"]}), GOLD, k=1, mode="llm", judge=smaller)
     smaller.save(complete=True)
     assert len(json.loads(cache.read_text())["answers"]) == 1  # a finished one drops the rest
+
+
+KILLED_SUITE = """
+import asyncio
+import os
+
+import pytest
+from pytest_tempoeval import Run, temporal_ndcg
+
+
+class Slow:
+    model = "slow-1"
+
+    async def grade(self, query, document):
+        await asyncio.sleep(float(os.environ["LATENCY"]))
+        with open("calls.log", "a") as log:  # answered: billed
+            log.write(document + "\\n")
+        return 2
+
+    async def verdict(self, query, document, temporal_focus=None):
+        return True
+
+
+@pytest.mark.tempoeval("gold.yaml")
+def test_many(tempoeval_gold, tempoeval_judge_for):
+    judge = tempoeval_judge_for(Slow(), max_concurrency=2)
+    run = Run({"q": sorted(tempoeval_gold.documents)})
+    temporal_ndcg(run, tempoeval_gold, k=len(run["q"]), mode="llm", judge=judge)
+"""
+
+
+def test_a_killed_session_keeps_the_paid_answers_and_the_resume_asks_only_the_rest(
+    pytester: pytest.Pytester,
+) -> None:
+    """A provider's answers were saved only at teardown: a session killed midway had paid for
+    every answer and kept none. Now saved as they come (every 0.3 s here), the resume asks
+    nothing twice."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    documents = 200
+    pytester.makefile(
+        ".yaml",
+        gold="version: 1\ndocuments:\n"
+        + "".join(f'  d{i:03d}: {{text: "report {i}"}}\n' for i in range(documents))
+        + 'queries:\n  - id: q\n    text: "Who won in 2020?"\n',
+    )
+    pytester.makeconftest(
+        "import pytest_tempoeval.judge.custom as custom\ncustom.SAVE_EVERY_SECONDS = 0.3\n"
+    )
+    pytester.makepyfile(test_killed=KILLED_SUITE)
+    cache = pytester.path / "fixtures/cassettes/test_killed/test_many.judgments.json"
+    calls = pytester.path / "calls.log"
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"]
+
+    def asked() -> list[str]:
+        return calls.read_text().splitlines() if calls.exists() else []
+
+    session = subprocess.Popen(
+        [*command, "--tempoeval-record-mode=once"],
+        cwd=pytester.path,
+        env={**os.environ, "LATENCY": "0.05"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while not (cache.exists() and len(asked()) >= 20) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert session.poll() is None, "the session ended before it was killed"
+    session.send_signal(signal.SIGKILL)  # no teardown: only the periodic saves count
+    session.wait()
+
+    saved = {entry["doc_id"]: entry for entry in json.loads(cache.read_text())["answers"]}
+    before_kill = {f"d{int(text.split()[1]):03d}" for text in asked()}
+    assert 0 < len(saved) < documents and set(saved) <= before_kill
+    calls.unlink()
+    resumed = subprocess.run(
+        [*command, "--tempoeval-record-mode=new_episodes"],
+        cwd=pytester.path,
+        env={**os.environ, "LATENCY": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stdout
+    again = [f"d{int(text.split()[1]):03d}" for text in asked()]
+    assert not set(again) & set(saved)  # nothing saved is asked again
+    assert len(again) == len(set(again)) == documents - len(saved)
+    final = {entry["doc_id"]: entry for entry in json.loads(cache.read_text())["answers"]}
+    assert len(final) == documents and all(final[doc] == saved[doc] for doc in saved)

@@ -239,7 +239,16 @@ def test_a_bad_budget_is_a_usage_error(suite: pytest.Pytester) -> None:
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        ("tempoeval_judge_batch_poll=soon", "*tempoeval_judge_batch_poll must be a number*"),
+        *[  # 0, -5 and nan polled without pause, inf never
+            (
+                f"tempoeval_judge_batch_poll={value}",
+                (
+                    "*ini tempoeval_judge_batch_poll must be a positive, finite number of seconds, "
+                    f"got '{value}'*"
+                ),
+            )
+            for value in ("soon", "0", "-5", "nan", "inf", "")
+        ],
         ("tempoeval_judge_prompt_style=fenced", "*must be one of seed, delimited, got 'fenced'*"),
     ],
 )
@@ -249,6 +258,7 @@ def test_a_bad_judge_setting_is_one_usage_error_before_any_test(
     result = suite.runpytest("-o", option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
+    assert "collected" not in result.stdout.str()
 
 
 def test_a_shared_budget_file_is_never_exceeded_by_threads(tmp_path: Path) -> None:

@@ -78,13 +78,45 @@ def test_prices_from_the_ini_override_the_table(
     assert f"about ${(int(tokens[1]) + int(tokens[2])) * 1000 / 1_000_000:,.2f}" in line
 
 
-def test_a_bad_price_line_is_a_usage_error(suite: pytest.Pytester) -> None:
-    suite.makeini("[pytest]\ntempoeval_judge_prices = claude-haiku-5-5: cheap\n")
+@pytest.mark.parametrize(
+    ("lines", "message"),
+    [
+        (
+            ["claude-haiku-5-5: cheap"],
+            (
+                "*ini tempoeval_judge_prices, line 1 'claude-haiku-5-5: cheap': expected "
+                "'model = input/output' (US dollars per million tokens, e.g. *"
+            ),
+        ),
+        (  # read as '1.2.3' and refused by float(), naming neither the key nor the line
+            ["my-model = 1/5", "claude-haiku-5-5 = 1.2.3/5"],
+            (
+                "*ini tempoeval_judge_prices, line 2 'claude-haiku-5-5 = 1.2.3/5': expected "
+                "'model = input/output'*"
+            ),
+        ),
+        (["m = inf/1"], "*ini tempoeval_judge_prices, line 1 'm = inf/1': expected 'model = *"),
+        (["m = nan/1"], "*ini tempoeval_judge_prices, line 1 'm = nan/1': expected 'model = *"),
+        (["m = -1/1"], "*ini tempoeval_judge_prices, line 1 'm = -1/1': expected 'model = *"),
+        (  # the last one silently won
+            ["claude-haiku-5-5 = 1/5", "other = 1/1", "claude-haiku-5-5 = 100/500"],
+            (
+                "*ini tempoeval_judge_prices, line 3 'claude-haiku-5-5 = 100/500': "
+                "claude-haiku-5-5 is priced twice "
+                "(first on line 1 'claude-haiku-5-5 = 1/5'): keep one"
+            ),
+        ),
+    ],
+    ids=["no-equals", "two-dots", "inf", "nan", "negative", "duplicate"],
+)
+def test_a_bad_price_line_is_a_usage_error_before_collection(
+    suite: pytest.Pytester, lines: list[str], message: str
+) -> None:
+    suite.makeini("[pytest]\ntempoeval_judge_prices =\n" + "".join(f"    {x}\n" for x in lines))
     result = suite.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        ["*tempoeval_judge_prices: 'claude-haiku-5-5: cheap' is not 'model = input/output'*"]
-    )
+    result.stderr.fnmatch_lines([message])
+    assert "collected" not in result.stdout.str()
 
 
 def test_price_table() -> None:

@@ -135,3 +135,58 @@ def test_the_api_key_hint_keeps_its_placeholder_and_parentheses(
         ": the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to record "
         "judgments"
     )
+
+
+GATEWAY_PATH = "/gw/acct-7731/tok_" + "live5f3a9c"  # a gateway's path holding an account and a key
+
+
+def test_a_secret_in_the_base_url_path_never_reaches_the_terminal_or_the_junit_xml(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 404 that echoes the request path put the gateway's path, account and key into the error,
+    the terminal and the JUnit XML; every error now shows the base URL as <base URL>."""
+    from pytest_tempoeval.testing import FakeMessagesServer, Fault
+
+    pytester.makefile(
+        ".yaml",
+        gold='version: 1\ndocuments:\n  d: {text: "The 2020 result."}\n'
+        'queries:\n  - id: q\n    text: "What happened in 2020?"\n',
+    )
+    pytester.makepyfile(
+        test_gateway="""
+        import pytest
+        from pytest_tempoeval import Run, temporal_ndcg
+
+        @pytest.mark.tempoeval("gold.yaml")
+        def test_judged(tempoeval_gold, tempoeval_judge):
+            temporal_ndcg(Run({"q": ["d"]}), tempoeval_gold, k=1, mode="llm",
+                          judge=tempoeval_judge)
+        """
+    )
+    with FakeMessagesServer() as server:
+        server.inject(*[Fault.not_found()] * 4)  # not retried by the SDK; spares for a retry
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        base_url = server.base_url
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", base_url + GATEWAY_PATH)
+        result = pytester.runpytest_subprocess(
+            "--tempoeval-record-mode=once", "--junitxml=junit.xml", "--tb=long", "-l", "-rA"
+        )
+    result.assert_outcomes(failed=1)
+    terminal = result.stdout.str() + result.stderr.str()
+    junit = (pytester.path / "junit.xml").read_text()
+    assert "<base URL>/v1/messages" in terminal  # the 404's echo, scrubbed
+    for text in (terminal, junit):
+        for part in ("acct-7731", "live5f3a9c", "/gw/"):
+            assert part not in text
+        assert base_url not in text
+
+
+def test_a_base_url_is_hidden_whole_and_its_path_as_a_whole() -> None:
+    from pytest_tempoeval.errors import hide_base_url, scrub_secrets
+
+    hide_base_url("http://gateway.test:8443/gw/acct-42/tok%2Fk/")
+    assert scrub_secrets(
+        "POST http://gateway.test:8443/gw/acct-42/tok%2Fk/v1/messages: 404 "
+        "{'message': '/gw/acct-42/tok/k/v1/messages'} /gw/acct-42/tok%2Fkx"
+    ) == ("POST <base URL>/v1/messages: 404 {'message': '<base URL>/v1/messages'} "
+          "/gw/acct-42/tok%2Fkx")  # fmt: skip
