@@ -238,7 +238,9 @@ def test_a_langchain_retriever_without_id_key_gives_ids_that_pass_no_check() -> 
         assert result >= 0.0
     # focus-time mode reads the texts the retriever returned: those ids are known by their text
     assert temporal_precision(uuids, GOLD, k=3) >= 0.0
-    named = Run.from_retriever(store.as_retriever(search_kwargs={"k": 3}), GOLD, id_key="doc_id")
+    named = Run.from_retriever(
+        store.as_retriever(search_kwargs={"k": 3}), GOLD, k=3, id_key="doc_id"
+    )
     assert ndcg(named, GOLD, k=3) > 0.0  # comparable: its ids are the gold set's
 
 
