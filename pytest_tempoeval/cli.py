@@ -8,7 +8,8 @@
 
 Exit codes: 0 fine; 1 a regression (compare) or an invalid gold set (check); 2 bad input or usage,
 or a NaN score (it would compare false with everything, so never regress), as one line naming the
-file and line, never a traceback. A measure given in two spellings (``nDCG@10``, ``ndcg_cut_10``)
+file and line, never a traceback; 141 (as a tool killed by SIGPIPE) quietly when the reader of its
+output left (``| head``). A measure given in two spellings (``nDCG@10``, ``ndcg_cut_10``)
 is scored once. Heavy modules (numpy) are imported by the
 commands, not here: ``tempoeval --help`` stays fast.
 """
@@ -27,6 +28,7 @@ from pytest_tempoeval.errors import GoldSetWarning, MetricError, TempoEvalError
 from pytest_tempoeval.gate.randomization import CORRECTIONS
 
 EXIT_OK, EXIT_REGRESSED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool a closed pipe killed
 DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")
 COMPARED_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR")
 REGRESSED_SHOWN = 10  # regressed queries listed per measure by compare
@@ -41,15 +43,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     problem = None
     try:
-        return int(args.command(args, sys.stdout))
-    except (TempoEvalError, OSError) as error:  # anything else is a bug: a traceback
+        status = int(args.command(args, sys.stdout))
+        sys.stdout.flush()  # a reader that left shows here, not in the interpreter's last flush
+        return status
+    except BrokenPipeError:  # `tempoeval evaluate ... | head -1`: the reader has what it wanted
+        return _pipe_closed()
+    except TempoEvalError as error:  # anything else is a bug: a traceback
+        problem = str(error) + _swap_hint(args)
+    except OSError as error:
         problem = str(error)
     _fail(problem)  # outside the handler: no chained traceback
 
 
 def _fail(message: str) -> NoReturn:
-    print(f"tempoeval: error: {' '.join(message.split())}", file=sys.stderr)  # one line
+    print(f"tempoeval: error: {_one_line(message)}", file=sys.stderr)
     raise SystemExit(EXIT_BAD_INPUT)
+
+
+SHOWN_MESSAGE = 600  # characters of an error line: its start (file, line, what) and its end (hint)
+
+
+def _one_line(message: str) -> str:
+    """The message on one line, its middle cut when long: a value it quotes (a whole file read as
+    one value, a megabyte id) must not bury the file name and the hint."""
+    text = " ".join(message.split())
+    if len(text) <= SHOWN_MESSAGE:
+        return text
+    head, tail = SHOWN_MESSAGE * 2 // 3, SHOWN_MESSAGE // 3
+    return f"{text[:head]} [... {len(text) - head - tail:,} characters cut ...] {text[-tail:]}"
+
+
+def _pipe_closed() -> int:
+    """Exit as a Unix tool killed by SIGPIPE is seen (128 + 13), quietly: never 0, so that with
+    ``set -o pipefail`` a cut pipeline is not a pass, and never 1, which is a regression."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
+    return EXIT_PIPE_CLOSED
+
+
+def _swap_hint(args: argparse.Namespace) -> str:
+    """``(RUN and GOLD swapped? ...)`` when a run argument looks like a gold set or qrels, or the
+    gold argument like a run (a sniff of each file's first line)."""
+    from pytest_tempoeval.data.readers.lines import sniffed_kind
+
+    gold = getattr(args, "gold", None)
+    if not isinstance(gold, str):  # `check` takes gold sets only
+        return ""
+    runs = [getattr(args, name) for name in ("run", "base", "new") if hasattr(args, name)]
+    clues = [
+        f"{path}, given as a run, looks like {kind}"
+        for path in runs
+        if (kind := sniffed_kind(path)) not in (None, "a TREC run")
+    ]
+    if sniffed_kind(gold) == "a TREC run":
+        clues.append(f"{gold}, given as GOLD, looks like a TREC run")
+    return f" (RUN and GOLD swapped? {'; '.join(clues)})" if clues else ""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="tempoeval",
         description="Retrieval measures, temporal relevance and regression gating, outside pytest.",
         epilog="Exit codes: 0 fine; 1 a significant regression (compare) or an invalid gold set "
-        "(check); 2 bad input, usage, or a NaN score.",
+        "(check); 2 bad input, usage, or a NaN score; 141, quietly, when the reader of the "
+        "output left (| head), as a tool killed by SIGPIPE.",
     )
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
 
@@ -381,11 +432,11 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
             try:
                 gold = _load_gold(path, args.split)
             except (TempoEvalError, OSError) as error:
-                out.write(f"{' '.join(str(error).split())}\n")
+                out.write(f"{_one_line(str(error))}\n")
                 failed = True
                 continue
         found = [w for w in caught if issubclass(w.category, GoldSetWarning)]
-        out.writelines(f"warning: {warning.message}\n" for warning in found)
+        out.writelines(f"warning: {_one_line(str(warning.message))}\n" for warning in found)
         failed |= bool(found) and args.strict
         judgments = sum(len(query.relevant) for query in gold)
         out.write(
@@ -401,7 +452,7 @@ def _load_gold_warning(path: str, split: str) -> Any:
         warnings.simplefilter("always", GoldSetWarning)
         gold = _load_gold(path, split)
     for warning in caught:
-        print(f"tempoeval: warning: {' '.join(str(warning.message).split())}", file=sys.stderr)
+        print(f"tempoeval: warning: {_one_line(str(warning.message))}", file=sys.stderr)
     return gold
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.files import module_key
+from pytest_tempoeval.files import is_file, module_key
 from pytest_tempoeval.gate.randomization import CORRECTIONS
 from pytest_tempoeval.metrics.checks import active_recorders, dry_run_stops, policy
 from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES
@@ -283,7 +283,10 @@ def _marker_gold(marker: pytest.Mark, test: str) -> str | os.PathLike[str]:
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Note which baseline files the selected tests own, for the report of unused ones (one stat
-    when the project has no baseline directory)."""
+    when the project has no baseline directory). A session in which no selected test uses the
+    plugin never looks at the baseline directory: an unused plugin changes nothing."""
+    if not any(_uses_plugin(item) for item in session.items):
+        return
     directory = _baseline_dir(session.config)
     if not directory.is_dir():
         return
@@ -300,6 +303,17 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             if module.is_relative_to(session.config.rootpath):
                 relative = module.relative_to(session.config.rootpath).as_posix()
                 state.partial_modules.add(module_key(relative))
+
+
+FIXTURES = ("tempoeval_gold", "tempoeval_judge", "tempoeval_judge_for", "tempoeval_baseline")
+
+
+def _uses_plugin(item: pytest.Item) -> bool:
+    """Whether a test asks for one of the plugin's fixtures or carries its marker."""
+    names = getattr(item, "fixturenames", ())
+    return (
+        any(name in names for name in FIXTURES) or item.get_closest_marker("tempoeval") is not None
+    )
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
@@ -465,6 +479,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             state.judge_prices,
             state.unused,
             crashed=state.crashed,
+            roots=(config.rootpath, config.invocation_params.dir),
             **paths,
         )
 
@@ -558,7 +573,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         )
     directory = config.rootpath / config.getini("tempoeval_cassette_dir")
     path, legacy = cassette_file(directory, request.node.nodeid, serializer)
-    command = rerecord_command(request.node.nodeid, (legacy or path).is_file())
+    command = rerecord_command(request.node.nodeid, is_file(legacy or path))
     try:
         cassette = JudgeCassette(path, mode, command, source=legacy)
     except JudgeCassetteError as error:

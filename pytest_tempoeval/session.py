@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
-from pytest_tempoeval.files import per_test_path
+from pytest_tempoeval.files import is_file, per_test_path
 from pytest_tempoeval.judge.accounting import JudgeStats
 from pytest_tempoeval.metrics.checks import Check, Recorder
 from pytest_tempoeval.metrics.explain import score_notes
@@ -303,19 +304,26 @@ class TempoEvalSession:
         """Baseline files no test checked (syrupy's "unused snapshots"), never deleted: the files of
         tests that ran and passed without checking them, and, in modules selected whole, files no
         test of the module owns (a test renamed or removed). ``-k`` and node ids narrow this; a
-        skipped or failed test's file is not reported."""
+        skipped or failed test's file is not reported. Empty, with no file looked at, when no
+        selected test uses the plugin (``selected_baselines`` is then empty). Never raises: a file
+        the file system cannot name or read is not there."""
         if not self.selected_baselines:
             return []
         ran = {
             per_test_path(directory, test, ".json").relative_to(directory).as_posix()
             for test in self.passed_tests
         }
-        unused = {name for name in ran - self.checked_baselines if (directory / name).is_file()}
+        unused = {name for name in ran - self.checked_baselines if is_file(directory / name)}
         modules = {name.rsplit("/", 1)[0] for name in self.selected_baselines}
         modules -= self.partial_modules
         for module in modules:
-            for file in (directory / module).glob("*.json"):
-                name = f"{module}/{file.name}"
-                if name not in self.selected_baselines:
-                    unused.add(name)
+            try:
+                files = os.listdir(directory / module)
+            except OSError:  # no folder (the usual case), or one it cannot read
+                continue
+            unused.update(
+                f"{module}/{name}"
+                for name in files
+                if name.endswith(".json") and f"{module}/{name}" not in self.selected_baselines
+            )
         return sorted(unused)

@@ -436,3 +436,81 @@ def test_help_imports_no_numpy_or_anthropic() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+# -- issue 25: pipes, swapped arguments, long values, files that are not regular
+
+
+def test_a_reader_that_leaves_ends_the_command_quietly_as_sigpipe_would(tmp_path: Path) -> None:
+    """`tempoeval evaluate ... -q | head -1` exited 2 with '[Errno 32] Broken pipe'. It exits
+    141 (a shell's status for a tool killed by SIGPIPE), saying nothing: never 0, so a cut
+    pipeline under `set -o pipefail` is not a pass."""
+    run, qrels = tmp_path / "run.trec", tmp_path / "qrels"
+    run.write_text("".join(f"q{q} Q0 d{q} 1 1.0 r\n" for q in range(3000)))
+    qrels.write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(3000)))
+    process = subprocess.Popen(  # -q prints ~18 lines a query: far more than a pipe holds
+        [sys.executable, "-m", "pytest_tempoeval", "evaluate", str(run), str(qrels), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b"run ")
+    process.stdout.close()  # what `head -1` does once it has its line
+    error = process.stderr.read()
+    assert process.wait(timeout=120) == 141 and error == b""
+
+
+def test_swapped_run_and_gold_get_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_main(capsys, "evaluate", QRELS, RUN)
+    assert code == 2
+    assert err.rstrip("\n").endswith(
+        f" (RUN and GOLD swapped? {QRELS}, given as a run, looks like TREC qrels; {RUN}, given "
+        "as GOLD, looks like a TREC run)"
+    )
+    code, _, err = run_main(capsys, "compare", str(GOLD_YAML), RUN, str(GOLD_YAML))
+    assert code == 2 and f"(RUN and GOLD swapped? {GOLD_YAML}, given as a run, looks like a " in err
+    code, _, err = run_main(capsys, "evaluate", "missing", QRELS)  # nothing looks swapped
+    assert code == 2 and "swapped" not in err
+
+
+def test_an_error_quoting_a_huge_value_stays_a_short_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A JSON gold set given as the run: its 'queries' list read as a ranking of doc ids, the
+    first "id" quoted whole (4.8 MB in issue 25). The line keeps its start and its end."""
+    gold = tmp_path / "gold.json"
+    queries = [{"id": "q1", "text": "x" * 1_000_000, "relevant": {"d1": 1}}]
+    gold.write_text(json.dumps({"queries": queries, "version": 1}))
+    code, out, err = run_main(capsys, "evaluate", str(gold), QRELS)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert len(err) < 1000
+    assert err.startswith(f"tempoeval: error: {gold}:1: query 'queries', rank 1: doc id must be")
+    assert err.rstrip("\n").endswith(f"{gold}, given as a run, looks like a gold set)")
+    huge_key = tmp_path / "run.json"  # a value no reader cuts: the line is cut in its middle
+    huge_key.write_text(json.dumps({"q" * 1_000_000: 5}))
+    code, _, err = run_main(capsys, "evaluate", str(huge_key), QRELS)
+    assert code == 2 and len(err) < 1000 and "characters cut" in err
+    assert err.startswith(f"tempoeval: error: {huge_key}:1: query 'qqq")
+    assert err.rstrip("\n").endswith("got int")
+
+
+def test_a_fifo_or_a_folder_given_as_a_file_is_not_a_regular_file(tmp_path: Path) -> None:
+    """Said 'no such run file'; a FIFO as GOLD waited for a writer forever (the format sniff
+    opened it). A subprocess, so that a regression times out instead of hanging the suite."""
+    fifo = tmp_path / "stream"
+    os.mkfifo(fifo)
+    cases = [
+        (["evaluate", str(tmp_path), QRELS], f"{tmp_path}: not a regular file (a folder)"),
+        (["evaluate", str(fifo), QRELS], f"{fifo}: not a regular file (a FIFO, a named pipe)"),
+        (["evaluate", RUN, str(fifo)], f"{fifo}: not a regular file (a FIFO, a named pipe)"),
+        (["check", str(fifo)], f"{fifo}: not a regular file (a FIFO, a named pipe)"),
+    ]
+    for argv, message in cases:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest_tempoeval", *argv],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode in (1, 2) and message in done.stdout + done.stderr, argv

@@ -50,6 +50,7 @@ from pytest_tempoeval.errors import (
     located,
     warn,
 )
+from pytest_tempoeval.files import regular_file_problem
 
 TOP_KEYS = ("version", "name", "k", "documents", "queries")
 QUERY_KEYS = ("id", "text", "focus_time", "temporal_focus", "relevant")
@@ -89,14 +90,14 @@ class GoldContent:
 
 def read_gold_file(path: Path) -> GoldContent:
     """Read and validate a YAML (``.yaml``/``.yml``) or JSON (``.json``) gold set file."""
-    if not path.is_file():
-        raise GoldSetError(f"{path}: no such gold set file")
+    if problem := regular_file_problem(path, "gold set file"):
+        raise GoldSetError(problem)
     if path.stat().st_size > MAX_GOLD_BYTES:
         raise GoldSetError(
             located(path, None, "file larger than 512 MiB: split it or use from_trec_qrels")
         )
     source = Source(path, GoldSetError)
-    text = read_text(path, GoldSetError)
+    text = read_text(path, GoldSetError, "gold set file")
     tree = json_tree(text, source) if path.suffix.lower() == ".json" else yaml_tree(text, source)
     if isinstance(tree, str):
         hint = " (for a TREC qrels file use GoldSet.from_trec_qrels)"

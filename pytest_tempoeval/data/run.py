@@ -44,6 +44,7 @@ from pytest_tempoeval.data.values import (
     string_score_problem,
 )
 from pytest_tempoeval.errors import RunError, RunWarning, located, warn
+from pytest_tempoeval.files import regular_file_problem
 
 if TYPE_CHECKING:
     import numpy as np
@@ -102,8 +103,8 @@ class Run(Mapping[str, list[str]]):
     def load(cls, path: str | Path) -> Run:
         """Read a TREC run file, or JSON when the file name ends in ``.json``."""
         path = Path(path)
-        if not path.is_file():
-            raise RunError(f"{path}: no such run file")
+        if problem := regular_file_problem(path, "run file"):
+            raise RunError(problem)
         if path.stat().st_size == 0:
             raise RunError(
                 located(
@@ -126,7 +127,7 @@ class Run(Mapping[str, list[str]]):
         ``json.loads`` would silently drop, are errors too.
         """
         path = Path(path)
-        text = read_text(path, RunError)
+        text = read_text(path, RunError, "run file")
         data: Any = strict_json(text, Source(path, RunError))  # errors with their line
         if not isinstance(data, dict):
             raise RunError(

@@ -69,17 +69,24 @@ def id_problem(value: object) -> str | None:
     character would make two ids that look the same differ.
     """
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        return f"must be a string, got {value!r} ({type(value).__name__})"
+        return f"must be a string, got {_id(value)} ({type(value).__name__})"
     text = str(value)
     if not text.strip():
-        return "is empty" if not text else f"{text!r} is only whitespace"
+        return "is empty" if not text else f"{_id(text)} is only whitespace"
     if text != text.strip():
-        return f"{text!r} has leading or trailing whitespace"
+        return f"{_id(text)} has leading or trailing whitespace"
     if any(ord(char) < 32 or ord(char) == 127 for char in text):
-        return f"{text!r} contains a control character"
+        return f"{_id(text)} contains a control character"
     if any(0xD800 <= ord(char) <= 0xDFFF for char in text):
-        return f"{text!r} contains a lone surrogate, which no UTF-8 file or report can hold"
+        return f"{_id(text)} contains a lone surrogate, which no UTF-8 file or report can hold"
     return None
+
+
+SHOWN_ID = 200  # characters of an id an error quotes: enough to see what is wrong with it
+
+
+def _id(value: object) -> str:
+    return short_repr(value, SHOWN_ID)
 
 
 def string_score_problem(value: object, doc_id: object) -> str | None:
@@ -99,10 +106,11 @@ def string_score_problem(value: object, doc_id: object) -> str | None:
     return f"score {value!r} of doc {doc_id!r} is not a number (it is a string)"
 
 
-def short_repr(value: object) -> str:
-    """``repr(value)``, cut when long: an error names a value, it does not print a megabyte."""
+def short_repr(value: object, limit: int = 40) -> str:
+    """``repr(value)``, cut when longer than ``limit``: an error names a value, it does not print
+    a megabyte."""
     text = repr(value)
-    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+    return text if len(text) <= limit else f"{text[: limit // 2]}...({len(text)} characters)"
 
 
 def check_k(k: Any, error: type[Exception] = MetricError) -> int:

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -43,7 +44,13 @@ from typing import Any
 from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_NAMED
 from pytest_tempoeval.data.readers.structured import Source, strict_json
 from pytest_tempoeval.errors import BaselineError, BaselineRegression, BaselineWarning, warn
-from pytest_tempoeval.files import per_test_path, test_file, warn_legacy, write_atomically
+from pytest_tempoeval.files import (
+    per_test_path,
+    regular_file_problem,
+    test_file,
+    warn_legacy,
+    write_atomically,
+)
 from pytest_tempoeval.gate import randomization
 from pytest_tempoeval.metrics.explain import query_lines
 from pytest_tempoeval.metrics.results import MetricResult
@@ -532,8 +539,11 @@ class BaselineStore:
         __tracebackhide__ = True  # failures point at the test's line, not here
         if self._stored is not None:
             return self._stored
+        source = self.source or self.path
+        if os.path.exists(source) and (problem := regular_file_problem(source, "baseline")):
+            raise BaselineError(problem)  # a FIFO would wait for a writer
         try:
-            text = (self.source or self.path).read_text(encoding="utf-8")
+            text = source.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise BaselineError(
                 f"{self.path}: no baseline yet. Create it with: {self.update_command}"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
 import time
 from collections.abc import Iterator
@@ -27,7 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tempoeval.errors import JudgeCassetteError
-from pytest_tempoeval.files import test_file, warn_legacy, write_atomically
+from pytest_tempoeval.files import (
+    regular_file_problem,
+    test_file,
+    warn_legacy,
+    write_atomically,
+)
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
 # Only these headers are stored: nothing secret or account-specific can slip through under a new
@@ -111,7 +117,9 @@ class JudgeCassette:
         read_from = self.source or self.path
         self.record_mode = record_mode
         self.command = command
-        exists = read_from.is_file()
+        exists = os.path.exists(read_from)  # never raises: a name too long is not there
+        if exists and (problem := regular_file_problem(read_from, "cassette")):
+            raise JudgeCassetteError(problem)
         self.recording = record_mode in ("new_episodes", "all") or (
             record_mode == "once" and not exists
         )
@@ -173,7 +181,7 @@ class JudgeCassette:
         return message
 
     def miss(self) -> JudgeCassetteError:
-        if not self._interactions and not (self.source or self.path).exists():
+        if not self._interactions and not os.path.exists(self.source or self.path):
             return JudgeCassetteError(
                 f"the cassette {self.path} does not exist "
                 f"(record mode {self.record_mode!r} replays only). "

@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from pytest_tempoeval.files import write_atomically
+from pytest_tempoeval.files import write_user_file
 from pytest_tempoeval.reports.text import judge_totals
 from pytest_tempoeval.session import CheckRow
 
@@ -33,6 +33,4 @@ def write(
         "judge": judge_totals(judge, prices) | {"models": {m: dict(c) for m, c in judge.items()}},
         "unused_baselines": list(unused),
     }
-    write_atomically(
-        path, json.dumps(document, indent=2, sort_keys=True) + "\n", "backslashreplace"
-    )
+    write_user_file(path, json.dumps(document, indent=2, sort_keys=True) + "\n", "backslashreplace")

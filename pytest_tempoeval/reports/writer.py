@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from pytest_tempoeval.files import write_atomically
+from pytest_tempoeval.files import write_user_file
 from pytest_tempoeval.session import CheckRow
 
 
@@ -17,6 +17,7 @@ def write_reports(
     unused: Sequence[str],
     *,
     crashed: Sequence[str] = (),
+    roots: Sequence[Path] = (),
     json_path: str | None,
     html_path: str | None,
     markdown_path: str | None,
@@ -25,6 +26,8 @@ def write_reports(
     ``$GITHUB_STEP_SUMMARY`` when that is set.
 
     ``crashed``: the tests whose xdist worker crashed under them; their checks may be missing.
+    ``roots``: where a report's missing folder is created (the rootdir, the invocation folder);
+    a missing folder elsewhere is a problem naming it (a typo must not leave folders around).
 
     Each report is written or fails on its own: the returned lines say which could not be written
     and why, one line each, and the others are written all the same. Text a file cannot encode
@@ -37,6 +40,8 @@ def write_reports(
 
     def attempt(kind: str, path: str, write: Callable[[], None]) -> None:
         try:
+            if problem := _missing_folder(Path(path), roots):
+                raise FileNotFoundError(problem)
             write()
         except (OSError, ValueError) as error:  # UnicodeError is a ValueError
             problems.append(f"tempoeval: the {kind} report {path} was not written: {error}")
@@ -55,7 +60,7 @@ def write_reports(
         attempt(
             "HTML",
             html_path,
-            lambda: write_atomically(
+            lambda: write_user_file(
                 Path(html_path), render(rows, judging, unused, crashed), _ESCAPED
             ),
         )
@@ -64,7 +69,7 @@ def write_reports(
 
         text = markdown(rows, judging, unused, crashed)
         attempt(
-            "markdown", markdown_path, lambda: write_atomically(Path(markdown_path), text, _ESCAPED)
+            "markdown", markdown_path, lambda: write_user_file(Path(markdown_path), text, _ESCAPED)
         )
         if summary := os.environ.get("GITHUB_STEP_SUMMARY"):
             attempt("step summary", summary, lambda: _append(Path(summary), text))
@@ -72,6 +77,18 @@ def write_reports(
 
 
 _ESCAPED = "backslashreplace"  # how reports write what UTF-8 cannot encode
+
+
+def _missing_folder(path: Path, roots: Sequence[Path]) -> str | None:
+    """Why the report's folder will not be created, or None: it exists, or is inside a root."""
+    folder = Path(os.path.realpath(path)).parent  # a symlink's target is what gets written
+    if folder.is_dir() or any(folder.is_relative_to(os.path.realpath(root)) for root in roots):
+        return None
+    inside = " or ".join(dict.fromkeys(str(root) for root in roots)) or "the rootdir"
+    return (
+        f"its folder {folder} does not exist; reports create missing folders only inside "
+        f"{inside}: create it first"
+    )
 
 
 def _append(path: Path, text: str) -> None:

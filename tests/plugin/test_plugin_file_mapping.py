@@ -84,3 +84,86 @@ def test_a_stray_file_whose_name_is_not_utf8_is_listed_and_every_report_written(
     result.stdout.fnmatch_lines(["*1 unused baseline*", "*base/test_module/*.json"])
     assert "\\udcff" in (pytester.path / "out.md").read_text()  # escaped, not a crash
     assert (pytester.path / "out.html").is_file()
+
+
+# -- issue 25: long names --------------------------------------------------------------------------
+
+LONG_NAMES_TESTS = """
+import pytest
+from pytest_tempoeval import Run, ndcg
+
+IDS = ["x" * 300, "\u691c" * 90]  # 300 characters; 90 CJK characters, 810 bytes once escaped
+
+class Provider:
+    model = "my-model"
+
+@pytest.mark.parametrize("name", IDS, ids=IDS)  # explicit: pytest may shorten long ids
+@pytest.mark.tempoeval(gold="gold.yaml")
+def test_gate(tempoeval_gold, tempoeval_baseline, name):
+    run = Run({q: [f"d{i}", f"x{i}"] for i, q in enumerate(sorted(tempoeval_gold.queries))})
+    tempoeval_baseline.check(ndcg(run, tempoeval_gold, k=2))
+
+@pytest.mark.parametrize("name", IDS, ids=IDS)  # explicit: pytest may shorten long ids
+def test_judges(tempoeval_judge, tempoeval_judge_for, name):
+    tempoeval_judge_for(Provider())
+"""
+LONG_MODULE = "test_" + "検索" * 15  # 98 bytes; escaped, 275: more than a file system takes
+
+
+@pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
+@pytest.mark.parametrize("module", ["test_module", LONG_MODULE], ids=["short", "long-cjk"])
+def test_long_ids_and_module_names_get_their_files_once_the_folders_exist(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str], module: str
+) -> None:
+    """Issue 25: once the module's folder existed, setting up tempoeval_baseline or
+    tempoeval_judge for a long id looked its old place up, a name too long (OSError, Errno 36),
+    and --tempoeval-update-baseline could not create the baseline either; a long module name
+    broke the three fixtures and the unused-baselines report."""
+    make_baseline_suite(pytester, monkeypatch)
+    (pytester.path / "test_module.py").unlink()
+    (pytester.path / f"{module}.py").write_text(LONG_NAMES_TESTS)
+    (pytester.path / "base" / "test_module").mkdir(parents=True)  # the folders exist
+    (pytester.path / "fixtures" / "cassettes" / "test_module").mkdir(parents=True)
+    pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=4)
+    written = [path for path in (pytester.path / "base").rglob("*.json")]
+    assert len(written) == 2  # one baseline per id
+    assert all(len(part.encode()) <= 255 for path in written for part in path.parts)
+    checked = pytester.runpytest(*xdist)
+    checked.assert_outcomes(passed=4)
+    assert "unused baseline" not in checked.stdout.str()
+    assert "2 metric checks, 0 failed" in checked.stdout.str()  # each checked its own baseline
+
+
+def test_a_suite_that_uses_no_fixture_or_marker_of_the_plugin_reads_no_baseline(
+    pytester: pytest.Pytester,
+) -> None:
+    """A session in which no test uses the plugin does not look into the baseline folder: a stray
+    file there is not reported (it was, as an unused baseline of the module), and no file or
+    folder under it is opened or listed (audit events, Python 3.8+)."""
+    pytester.makeini("[pytest]\ntempoeval_baseline_dir = base\n")
+    (pytester.path / "base" / "test_plain").mkdir(parents=True)
+    (pytester.path / "base" / "test_plain" / "test_gone.json").write_text("{}")
+    pytester.makeconftest(
+        """
+        import os, sys
+
+        SEEN = []
+        BASE = os.path.join(os.getcwd(), "base")
+
+        def _audit(event, args):
+            if event in ("open", "os.listdir", "os.scandir") and args and args[0] is not None:
+                path = os.fsdecode(args[0]) if isinstance(args[0], (str, bytes)) else ""
+                if path.startswith(BASE):
+                    SEEN.append((event, path))
+
+        sys.addaudithook(_audit)
+
+        def pytest_sessionfinish(session):
+            print(f"\\nbaseline folder reads: {SEEN}")
+        """
+    )
+    pytester.makepyfile(test_plain="def test_ok():\n    pass\n")
+    result = pytester.runpytest_subprocess("-s", "test_plain.py")  # pytest walks no folder
+    result.assert_outcomes(passed=1)
+    assert "unused baseline" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["baseline folder reads: []"])

@@ -148,3 +148,78 @@ def test_reports_are_independent_and_markdown_escapes_html(
     assert json.loads((pytester.path / "out.json").read_text())["failed"] == 1
     text = (pytester.path / "out.md").read_text()
     assert "&lt;img src=x onerror=alert(1)>" in text and "<img" not in text
+
+
+# -- issue 25: report paths that a rename would destroy, and folders outside the project -----------
+
+
+def test_a_report_into_a_fifo_a_device_or_a_symlink_leaves_each_as_it_was(
+    pytester: pytest.Pytester,
+) -> None:
+    """As root, --tempoeval-report=/dev/null renamed a regular file over the device (issue 25).
+    A FIFO and a device are written in place; a symlink's target is written and the link stays.
+    The device is one made in the test's folder: a test must not risk the machine's /dev/null
+    (not root: the real /dev/null, whose folder a rename cannot write to)."""
+    import os
+    import stat
+    import threading
+
+    fifo = pytester.path / "report.fifo"
+    os.mkfifo(fifo)
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    device = pytester.path / "null"
+    try:
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        device = Path("/dev/null")
+    (pytester.path / "reports").mkdir()
+    (pytester.path / "report.md").symlink_to(pytester.path / "reports" / "summary.md")
+    result = run_suite(
+        pytester,
+        f"--tempoeval-report={fifo}",
+        f"--tempoeval-html={device}",
+        "--tempoeval-markdown=report.md",
+    )
+    reader.join(timeout=30)  # a daemon: had nothing written into the FIFO, it waits in vain
+    result.assert_outcomes(passed=2, failed=1)
+    assert "was not written" not in result.stdout.str()
+    assert json.loads(read[0])["failed"] == 1 and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert stat.S_ISCHR(os.lstat(device).st_mode)
+    assert (pytester.path / "report.md").is_symlink()
+    assert "test_bad" in (pytester.path / "reports" / "summary.md").read_text()
+
+
+def test_a_report_folder_is_created_in_the_project_never_elsewhere(
+    pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("elsewhere") / "typo" / "deeper"
+    result = run_suite(
+        pytester, "--tempoeval-report=out/json/report.json", f"--tempoeval-markdown={outside}/r.md"
+    )
+    result.assert_outcomes(passed=2, failed=1)
+    assert json.loads((pytester.path / "out" / "json" / "report.json").read_text())["failed"] == 1
+    expected = (
+        f"tempoeval: the markdown report {outside}/r.md was not written: its folder {outside} "
+        f"does not exist; reports create missing folders only inside {pytester.path}: create "
+        "it first"
+    )
+    result.stdout.fnmatch_lines([expected])
+    assert not outside.parent.exists()
+
+
+def test_a_report_to_the_sessions_own_output_file_is_appended_to_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """`pytest --tempoeval-report=/dev/stdout > log`: the descriptor's file is pytest's log. It
+    gets the report added, never replaced (the log lost) or truncated. Asked through /proc (as
+    /dev/stdout leads there): a regression fails to create a file in /proc, and leaves the
+    machine's /dev alone."""
+    write_gold(pytester)
+    pytester.makepyfile(test_reports=TESTS)
+    result = pytester.runpytest_subprocess("--tempoeval-report=/proc/self/fd/1")
+    result.assert_outcomes(passed=2, failed=1)  # pytest's own lines are all there
+    text = result.stdout.str()
+    assert '"crashed_tests": []' in text and "was not written" not in text
+    assert text.index("test_reports.py") < text.index('"crashed_tests"')  # appended, in order

@@ -32,6 +32,7 @@ from pytest_tempoeval.data.metadata import metadata_focus_time, model_text
 from pytest_tempoeval.data.readers.trec import read_trec_qrels
 from pytest_tempoeval.data.values import PLAIN_ID, id_problem
 from pytest_tempoeval.errors import GoldSetError, located
+from pytest_tempoeval.files import regular_file_problem
 
 CORPUS_NAMES = ("corpus.jsonl", "corpus.jsonl.gz")
 QUERIES_NAME = "queries.jsonl"
@@ -60,25 +61,27 @@ class BeirFolder:
 
 def read_beir(folder: Path, split: str) -> BeirFolder:
     if not folder.is_dir():
-        raise GoldSetError(
-            f"{folder}: no such BEIR folder (expected corpus.jsonl, queries.jsonl, qrels/)"
-        )
+        what = "not a folder" if folder.exists() else "no such BEIR folder"
+        raise GoldSetError(f"{folder}: {what} (expected corpus.jsonl, queries.jsonl, qrels/)")
     if not any((folder / name).exists() for name in (*CORPUS_NAMES, QUERIES_NAME, "qrels")):
         raise GoldSetError(
             f"{folder}: a folder is read as a BEIR folder, and this one has no corpus.jsonl, "
             "queries.jsonl or qrels/; give the path of a gold set file, or of a BEIR folder"
         )
     qrels_path = folder / "qrels" / f"{split}.tsv"
+    if qrels_path.exists() and (problem := regular_file_problem(qrels_path, "qrels file")):
+        raise GoldSetError(problem)
     if not qrels_path.is_file():
         found = sorted(path.stem for path in (folder / "qrels").glob("*.tsv"))
         splits = ", ".join(found) or "none: there is no qrels/ folder of .tsv files"
         raise GoldSetError(f"{qrels_path}: no qrels for split {split!r} (splits found: {splits})")
-    corpus_path = next((folder / name for name in CORPUS_NAMES if (folder / name).is_file()), None)
+    corpus_path = next((folder / name for name in CORPUS_NAMES if (folder / name).exists()), None)
     if corpus_path is None:
         raise GoldSetError(f"{folder}: no corpus.jsonl or corpus.jsonl.gz in this BEIR folder")
     queries_path = folder / QUERIES_NAME
-    if not queries_path.is_file():
-        raise GoldSetError(f"{queries_path}: no such file (a BEIR folder has queries.jsonl)")
+    for path in (corpus_path, queries_path):
+        if problem := regular_file_problem(path, "file"):
+            raise GoldSetError(problem)
     qrels, lines = read_trec_qrels(qrels_path, beir=True)
     queries = _read_queries(queries_path)
     for index, query_id in enumerate(qrels.keys):

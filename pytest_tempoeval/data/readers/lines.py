@@ -3,7 +3,11 @@ reader is chosen, light enough for the plugin's import (no numpy)."""
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
+
+from pytest_tempoeval.files import is_file
 
 SNIFF_BYTES = 1 << 16  # how much of a file's start tells its line ends and first line
 
@@ -18,7 +22,10 @@ def lines_end_in_cr(head: bytes) -> bool:
 
 def first_data_line(path: Path) -> tuple[int, list[bytes]] | None:
     """The number and fields of the first line that is neither blank nor a comment, among the
-    file's first bytes (lines end in LF, CRLF or CR); None if there is none or no file."""
+    file's first bytes (lines end in LF, CRLF or CR); None if there is none or no regular file
+    (a FIFO is never opened here: that would wait for a writer, or eat the data)."""
+    if not is_file(path):
+        return None
     try:
         with path.open("rb") as file:
             head = file.read(SNIFF_BYTES)
@@ -53,3 +60,38 @@ def reads_as_columns(path: Path) -> bool:
 
 def _is_integer(field: bytes) -> bool:
     return field.lstrip(b"-").isdigit()
+
+
+_GOLD_KEY = re.compile(rb'^(?:version|queries|documents):|"(?:version|queries)"\s*:', re.MULTILINE)
+
+
+def sniffed_kind(path: str | Path) -> str | None:
+    """What a file looks like at a glance, for a hint when it fails to load: "a TREC run" (six
+    columns, an integer rank and a number score), "TREC qrels" (four columns, an integer grade),
+    "a gold set" (a top key ``version``/``queries`` of YAML or JSON, or a folder: BEIR), or
+    None. Never raises; reads no more than the file's first bytes."""
+    if os.path.isdir(path):
+        return "a gold set (a folder, read as BEIR)"
+    first = first_data_line(Path(path))
+    if first is None:
+        return None
+    fields = first[1]
+    if len(fields) == 6 and _is_integer(fields[3]) and is_number(fields[4]):
+        return "a TREC run"
+    if len(fields) == 4 and _is_integer(fields[3]):
+        return "TREC qrels"
+    try:
+        with open(path, "rb") as file:  # first_data_line found a regular file
+            head = file.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    return "a gold set" if _GOLD_KEY.search(head) else None
+
+
+def is_number(field: bytes) -> bool:
+    """Whether a field of a text file reads as a float."""
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True

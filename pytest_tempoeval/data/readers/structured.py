@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tempoeval.errors import located
+from pytest_tempoeval.files import regular_file_problem
 
 
 class LineDict(dict):
@@ -73,8 +74,11 @@ class Source:
         return self.error(located(self.path, line, message))
 
 
-def read_text(path: Path, error: type[Exception]) -> str:
-    """The file as text. A UTF-8 byte-order mark is dropped; other non-UTF-8 bytes are errors."""
+def read_text(path: Path, error: type[Exception], what: str) -> str:
+    """The file as text. A UTF-8 byte-order mark is dropped; other non-UTF-8 bytes are errors.
+    ``what`` names the file in the error when it is missing or not a regular file."""
+    if problem := regular_file_problem(path, what):
+        raise error(problem)
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")

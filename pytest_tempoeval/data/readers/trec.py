@@ -22,7 +22,12 @@ from pytest_tempoeval.data.columns import (
     trec_eval_order,
     words_to_ids,
 )
-from pytest_tempoeval.data.readers.lines import SNIFF_BYTES, first_data_line, lines_end_in_cr
+from pytest_tempoeval.data.readers.lines import (
+    SNIFF_BYTES,
+    first_data_line,
+    is_number,
+    lines_end_in_cr,
+)
 from pytest_tempoeval.data.readers.structured import shown
 from pytest_tempoeval.data.readers.trec_tokens import (
     LineFormat,
@@ -32,6 +37,7 @@ from pytest_tempoeval.data.readers.trec_tokens import (
 )
 from pytest_tempoeval.data.values import MAX_GRADE, grade_rule, id_problem
 from pytest_tempoeval.errors import GoldSetError, RunError, located
+from pytest_tempoeval.files import regular_file_problem
 
 TREC_RUN_FORMAT = "qid Q0 docid rank score tag"
 TREC_QRELS_FORMAT = "qid iter docid grade"
@@ -159,7 +165,7 @@ def _header(path: Path) -> str | None:
     """What to say about a first data line with no number in it (a header: ``query-id corpus-id
     score``), or None if it has one."""
     first = first_data_line(path)
-    if first is None or any(_is_number(field) for field in first[1]):
+    if first is None or any(is_number(field) for field in first[1]):
         return None
     line, fields = first
     return located(
@@ -171,17 +177,9 @@ def _header(path: Path) -> str | None:
     )
 
 
-def _is_number(field: bytes) -> bool:
-    try:
-        float(field)
-    except ValueError:
-        return False
-    return True
-
-
 def _read_grouped(path: Path, kind: _Format, header: bytes | None = None) -> _Grouped:
-    if not path.is_file():
-        raise kind.error(f"{path}: no such {kind.noun} file")
+    if problem := regular_file_problem(path, f"{kind.noun} file"):
+        raise kind.error(problem)
     if path.stat().st_size == 0:
         raise kind.error(
             located(path, 1, f"the {kind.noun} file is empty; expected lines '{kind.layout}'")
