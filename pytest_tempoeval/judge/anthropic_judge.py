@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun, JudgeError, NoValidAnswer
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.batches import ask_in_batches, forget
+from pytest_tempoeval.judge.batches import ask_in_batches, custom_id, forget
 from pytest_tempoeval.metrics.llm_judgments import (
     Judgment,
     JudgmentRequest,
@@ -239,37 +239,45 @@ class AnthropicJudge:
 
     async def _ask_in_batches(self, prompts: list[str]) -> Path:
         """Ask ``prompts`` through the Message Batches API; keep each valid answer for the normal
-        flow to read and record. An item that expired or errored is left to be asked live.
-        Returns the batch state file, removed once the answers are saved."""
+        flow to read and record. An item that expired or errored, or that the budget did not
+        allow, is left to the normal flow (asked live, or failing on the budget). Returns the batch
+        state file, removed once the answers are saved."""
         assert self.cassette is not None
         state = self.cassette.path.with_name(self.cassette.path.name + ".batch.json")
-        if self.budget is not None:
-            granted = 0
-            while granted < len(prompts) and self.budget.take():
-                granted += 1
-            del prompts[granted:]  # the rest fail in the normal flow, naming the budget
-        if not prompts:
-            return state
-        answers = await ask_in_batches(
+        bodies = [self._body(prompt) for prompt in prompts]
+        got = await ask_in_batches(
             self._async_client(),
-            [self._body(prompt) for prompt in prompts],
+            bodies,
             state=state,
             poll=self.batch_poll,
             status=self.batch_status,
+            grant=self._grant,
         )
-        for prompt, answer in zip(prompts, answers, strict=True):
-            if answer is None:  # expired or errored: the normal flow asks it live
+        for prompt, body in zip(prompts, bodies, strict=True):
+            cid = custom_id(body)
+            if cid in got.failed:  # expired or errored: the normal flow asks it live
                 self.stats.batch_retried += 1
-                if self.budget is not None:
-                    self.budget.give_back()
+                if cid in got.created and self.budget is not None:
+                    self.budget.give_back()  # the live request takes its unit
+            if cid not in got.answers:
                 continue
-            message, exchange = answer
+            message, exchange = got.answers[cid]
             self._prefetched[(self.model, prompt)] = self._reply_text(message)
             self._unrecorded[prompt] = exchange
             self._count_usage(message, batched=True)
             self.stats.asked += 1
             self.stats.batched += 1
         return state
+
+    def _grant(self, count: int) -> int:
+        """How many of ``count`` new batch requests the budget allows (each takes its unit); a
+        batch an earlier run paid for takes none."""
+        if self.budget is None:
+            return count
+        granted = 0
+        while granted < count and self.budget.take():
+            granted += 1
+        return granted
 
     # -- the API ----------------------------------------------------------------------------------
 
