@@ -15,7 +15,7 @@ The flow, per judge call that needs new judgments (``--tempoeval-judge-batch``):
 3. The batch is polled every ``poll`` seconds, with a status line, until it has ended.
 4. Each result becomes a standard ``/v1/messages`` interaction with exactly the request body live
    recording stores, so replay, stock-vcrpy replay and body matching do not change. An expired,
-   errored or canceled item is returned as ``None``: the judge asks it live, and counts it.
+   errored or canceled item is reported failed: the judge asks it live, and counts it.
 """
 
 from __future__ import annotations
@@ -127,23 +127,34 @@ async def ask_in_batches(
         if all(cid in got.answers for cid in wanted.keys() & entry["custom_ids"]):
             continue  # another call's batch (left for it), or nothing more to take from it
         await _wait(client, entry["id"], len(entry["custom_ids"]), poll, status)
-        for cid, result in (await _results(client, entry["id"])).items():
-            if cid not in wanted or cid in got.answers:
-                continue
-            message = result.get("message") if result.get("type") == "succeeded" else None
-            if not isinstance(message, dict):
-                got.failed.add(cid)
-                continue
-            got.failed.discard(cid)  # another batch of the same request succeeded
-            request = StoredRequest("POST", request_bytes(wanted[cid]), dict(headers))
-            response = StoredResponse(
-                200, json.dumps(message).encode(), {"content-type": "application/json"}
-            )
-            got.answers[cid] = (message, (request, response))
+        _take(await _results(client, entry["id"]), wanted, headers, got)
     # A request a batch should hold but whose results lack it is not lost silently: asked live.
     unanswered = wanted.keys() - got.answers.keys()
     got.failed |= unanswered & (held | got.created)
     return got
+
+
+def _take(
+    results: dict[str, dict[str, Any]],
+    wanted: dict[str, dict[str, Any]],
+    headers: dict[str, str],
+    got: BatchAnswers,
+) -> None:
+    """Keep a batch's results for the wanted requests: each success as the exchange live
+    recording would store; anything else as failed, unless another batch's succeeded."""
+    for cid, result in results.items():
+        if cid not in wanted or cid in got.answers:
+            continue
+        message = result.get("message") if result.get("type") == "succeeded" else None
+        if not isinstance(message, dict):
+            got.failed.add(cid)
+            continue
+        got.failed.discard(cid)
+        request = StoredRequest("POST", request_bytes(wanted[cid]), dict(headers))
+        response = StoredResponse(
+            200, json.dumps(message).encode(), {"content-type": "application/json"}
+        )
+        got.answers[cid] = (message, (request, response))
 
 
 def forget(state: Path) -> None:
