@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun, JudgeError, NoValidAnswer
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.batches import ask_in_batches, custom_id, forget
+from pytest_tempoeval.judge.batches import ask_in_batches, custom_id, forget, settle
 from pytest_tempoeval.metrics.llm_judgments import (
     Judgment,
     JudgmentRequest,
@@ -156,8 +156,13 @@ class AnthropicJudge:
             where = str(self.cassette.path) if self.cassette is not None else "this judge's memory"
             count_dry_run(self.stats, missing, len(prompts) - len(missing), graded, where)
         batch_state = None
-        if missing and self.batch and self.cassette is not None and self.cassette.recording:
-            batch_state = await self._ask_in_batches(missing)
+        if self.batch and self.cassette is not None and self.cassette.recording:
+            if missing:
+                batch_state = await self._ask_in_batches(missing)
+            elif not self.dry_run and self._batch_state().exists():
+                # A run killed after saving the answers, before forgetting the file, left it.
+                self.cassette.save()  # what its batches answered is on disk before it goes
+                settle(self._batch_state(), {custom_id(self._body(p)) for p in prompts})
 
         async def judge(query_id: str, query: str, doc_id: str, document: str) -> Judgment:
             prompt = self._prompt((query_id, query, doc_id, document), graded, temporal_focus)
@@ -242,8 +247,7 @@ class AnthropicJudge:
         flow to read and record. An item that expired or errored, or that the budget did not
         allow, is left to the normal flow (asked live, or failing on the budget). Returns the batch
         state file, removed once the answers are saved."""
-        assert self.cassette is not None
-        state = self.cassette.path.with_name(self.cassette.path.name + ".batch.json")
+        state = self._batch_state()
         bodies = [self._body(prompt) for prompt in prompts]
         got = await ask_in_batches(
             self._async_client(),
@@ -268,6 +272,11 @@ class AnthropicJudge:
             self.stats.asked += 1
             self.stats.batched += 1
         return state
+
+    def _batch_state(self) -> Path:
+        """The file naming the batches of this judge's cassette (beside it)."""
+        assert self.cassette is not None
+        return self.cassette.path.with_name(self.cassette.path.name + ".batch.json")
 
     def _grant(self, count: int) -> int:
         """How many of ``count`` new batch requests the budget allows (each takes its unit); a

@@ -162,6 +162,22 @@ def forget(state: Path) -> None:
     state.unlink(missing_ok=True)
 
 
+def settle(state: Path, held: set[str]) -> None:
+    """Drop from ``state`` the batches all of whose requests the saved cassette holds (``held``:
+    their custom ids), and the file once it names none: a run killed between saving the answers
+    and forgetting the file left it. A file that cannot be read is left for the call that needs
+    it (which fails, naming it)."""
+    try:
+        entries = _read_state(state)
+    except JudgeError:
+        return
+    kept = [entry for entry in entries if not held.issuperset(entry["custom_ids"])]
+    if not kept:
+        forget(state)
+    elif len(kept) < len(entries):
+        _write_state(state, kept)
+
+
 def _stored_headers(client: Any) -> dict[str, str]:
     """The request headers a live recording stores (the SDK's API version)."""
     version = dict(getattr(client, "default_headers", {}) or {}).get("anthropic-version")

@@ -4,9 +4,11 @@ recording gives the cassettes live recording gives, with its faults handled."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -277,9 +279,7 @@ def test_expired_and_errored_items_are_asked_live_and_slow_batches_report_progre
 def test_an_interrupted_batch_is_resumed_not_paid_twice(tmp_path: Path) -> None:
     with FakeMessagesServer() as server:
         server.batch_polls = 10**9  # never ends: the run is interrupted while waiting
-        judge = batch_judge(server, tmp_path / "c.yaml")
-        with pytest.raises(TimeoutError):
-            asyncio.run(asyncio.wait_for(judge.agrade_all(ITEMS), 0.5))
+        interrupt(batch_judge(server, tmp_path / "c.yaml"), ITEMS)
         state = tmp_path / "c.yaml.batch.json"
         assert json.loads(state.read_text())["batches"][0]["id"] == "msgbatch_fake_0001"
         server.batch_polls = 0
@@ -290,10 +290,27 @@ def test_an_interrupted_batch_is_resumed_not_paid_twice(tmp_path: Path) -> None:
     assert not state.exists()
 
 
-def interrupt(judge: AnthropicJudge, items: list, after: float = 0.5) -> None:
-    """Run ``judge`` on ``items`` and stop it ``after`` seconds (a run killed mid-batch)."""
-    with pytest.raises(TimeoutError):
-        asyncio.run(asyncio.wait_for(judge.agrade_all(items), after))
+def interrupt(judge: AnthropicJudge, items: list, until: Callable[[], bool] | None = None) -> None:
+    """Run ``judge`` on ``items`` and stop it (a run killed mid-batch) once ``until()`` holds: by
+    default, once its state file names a batch. Bounded: 30 s at most."""
+    assert judge.cassette is not None
+    state = judge.cassette.path.with_name(judge.cassette.path.name + ".batch.json")
+
+    def named() -> bool:
+        return state.exists() and all("id" in entry for entry in state_entries(judge.cassette.path))
+
+    async def main() -> None:
+        task = asyncio.ensure_future(judge.agrade_all(items))
+        for _ in range(3000):
+            if (until or named)() or task.done():
+                break
+            await asyncio.sleep(0.01)
+        assert not task.done(), "the judge finished before it was interrupted"
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
 
 
 def batch_sizes(server: FakeMessagesServer) -> list[int]:
@@ -357,7 +374,7 @@ def test_a_batch_created_just_before_a_kill_is_found_again(tmp_path: Path) -> No
     path = tmp_path / "c.yaml"
     with FakeMessagesServer() as server:
         server.batch_create_latency = 2.0  # the batch exists; its id comes too late
-        interrupt(batch_judge(server, path), ITEMS, after=0.5)
+        interrupt(batch_judge(server, path), ITEMS, until=lambda: len(server.batches) == 1)
         assert batch_sizes(server) == [30]
         [intent] = state_entries(path)
         assert "id" not in intent and len(intent["custom_ids"]) == 30
@@ -393,6 +410,39 @@ def test_an_intent_whose_batch_was_never_made_is_created_and_another_batch_is_no
         assert sorted(mine) == ids and len(server.requests) == 0
         live = AnthropicJudge(api_key=KEY, base_url=server.base_url)
         assert live.grade_all(ITEMS) == judgments
+
+
+def test_a_state_file_left_beside_a_whole_cassette_goes_at_the_next_recording(
+    tmp_path: Path,
+) -> None:
+    """Killed after the cassette was saved, before the state file was removed: the next recording
+    needs nothing, asks nothing, and drops the batches the cassette answers (only those)."""
+    path = tmp_path / "c.yaml"
+    state = path.with_name("c.yaml.batch.json")
+    with FakeMessagesServer() as server:
+        server.batch_polls = 10**9
+        interrupt(batch_judge(server, path), ITEMS)
+        [paid] = state_entries(path)
+        server.batch_polls = 0
+        batch_judge(server, path).grade_all(ITEMS)
+        assert not state.exists()
+        other = {"id": "msgbatch_other", "custom_ids": ["te-another-call"], "created": 1.0}
+        state.write_text(json.dumps({"batches": [paid, other]}))  # as the kill left it
+        before = server.http_requests
+
+        def recording(**options: object) -> AnthropicJudge:
+            cassette = JudgeCassette(path, "new_episodes")
+            return AnthropicJudge(
+                api_key=KEY, base_url=server.base_url, cassette=cassette, batch=True, **options
+            )
+
+        recording(dry_run=True).grade_all(ITEMS)
+        assert state_entries(path) == [paid, other]  # a dry run writes nothing
+        recording().grade_all(ITEMS)
+        assert state_entries(path) == [other] and server.http_requests == before
+        state.write_text(json.dumps({"batches": [paid]}))
+        recording().grade_all(ITEMS)
+        assert not state.exists() and server.http_requests == before
 
 
 @pytest.mark.parametrize(
