@@ -228,7 +228,8 @@ async def _find_lost_batches(
         if wanted.isdisjoint(entry["custom_ids"]):
             continue  # another call's intent: left for it
         ids = set(entry["custom_ids"])
-        for batch_id in await _listed_since(client, entry["intent"] - CLOCK_SKEW, len(ids), known):
+        listed = await _listed_since(client, entry["intent"] - CLOCK_SKEW, len(ids), known)
+        for batch_id in reversed(listed):  # the oldest first: the create followed the intent
             await _wait(client, batch_id, len(ids), poll, status)
             if set(await _results(client, batch_id)) == ids:
                 entry["id"] = batch_id
