@@ -26,7 +26,7 @@ from pytest_tempoeval.errors import (
     hide_base_url,
 )
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.batches import ask_in_batches, forget
+from pytest_tempoeval.judge.batches import ask_in_batches, custom_id, forget, settle
 from pytest_tempoeval.metrics.llm_judgments import (
     Judgment,
     JudgmentRequest,
@@ -173,8 +173,13 @@ class AnthropicJudge:
             if stop is not None:
                 raise stop
         batch_state = None
-        if missing and self.batch and self.cassette is not None and self.cassette.recording:
-            batch_state = await self._ask_in_batches(missing)
+        if self.batch and self.cassette is not None and self.cassette.recording:
+            if missing:
+                batch_state = await self._ask_in_batches(missing)
+            elif not self.dry_run and self._batch_state().exists():
+                # A run killed after saving the answers, before forgetting the file, left it.
+                self.cassette.save()  # what its batches answered is on disk before it goes
+                settle(self._batch_state(), {custom_id(self._body(p)) for p in prompts})
 
         async def judge(query_id: str, query: str, doc_id: str, document: str) -> Judgment:
             prompt = self._prompt((query_id, query, doc_id, document), graded, temporal_focus)
@@ -256,42 +261,54 @@ class AnthropicJudge:
 
     async def _ask_in_batches(self, prompts: list[str]) -> Path:
         """Ask ``prompts`` through the Message Batches API; keep each valid answer for the normal
-        flow to read and record. An item that expired or errored is left to be asked live.
-        Returns the batch state file, removed once the answers are saved."""
-        assert self.cassette is not None
-        state = self.cassette.path.with_name(self.cassette.path.name + ".batch.json")
-        if self.budget is not None:
-            granted = 0
-            while granted < len(prompts) and self.budget.take():
-                granted += 1
-            del prompts[granted:]  # the rest fail in the normal flow, naming the budget
-        if not prompts:
-            return state
+        flow to read and record. An item that expired or errored, or that the budget did not
+        allow, is left to the normal flow (asked live, or failing on the budget). Returns the batch
+        state file, removed once the answers are saved."""
+        state = self._batch_state()
+        bodies = [self._body(prompt) for prompt in prompts]
         try:
-            answers = await ask_in_batches(
+            got = await ask_in_batches(
                 self._async_client(),
-                [self._body(prompt) for prompt in prompts],
+                bodies,
                 state=state,
                 poll=self.batch_poll,
                 status=self.batch_status,
+                grant=self._grant,
             )
         except JudgeError:
             raise
         except Exception as error:  # noqa: BLE001 - the SDK's, as a live request's: not chained
             raise JudgeError(f"the judge's message batch ({self.model}) failed: {error}") from None
-        for prompt, answer in zip(prompts, answers, strict=True):
-            if answer is None:  # expired or errored: the normal flow asks it live
+        for prompt, body in zip(prompts, bodies, strict=True):
+            cid = custom_id(body)
+            if cid in got.failed:  # expired or errored: the normal flow asks it live
                 self.stats.batch_retried += 1
-                if self.budget is not None:
-                    self.budget.give_back()
+                if cid in got.created and self.budget is not None:
+                    self.budget.give_back()  # the live request takes its unit
+            if cid not in got.answers:
                 continue
-            message, exchange = answer
+            message, exchange = got.answers[cid]
             self._prefetched[(self.model, prompt)] = self._reply_text(message)
             self._unrecorded[prompt] = exchange
             self._count_usage(message, batched=True)
             self.stats.asked += 1
             self.stats.batched += 1
         return state
+
+    def _batch_state(self) -> Path:
+        """The file naming the batches of this judge's cassette (beside it)."""
+        assert self.cassette is not None
+        return self.cassette.path.with_name(self.cassette.path.name + ".batch.json")
+
+    def _grant(self, count: int) -> int:
+        """How many of ``count`` new batch requests the budget allows (each takes its unit); a
+        batch an earlier run paid for takes none."""
+        if self.budget is None:
+            return count
+        granted = 0
+        while granted < count and self.budget.take():
+            granted += 1
+        return granted
 
     # -- the API ----------------------------------------------------------------------------------
 

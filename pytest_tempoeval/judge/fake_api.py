@@ -9,11 +9,13 @@ something. Faults can be injected to test retries and error handling::
         server.inject(Fault.rate_limit(retry_after=0), Fault.malformed_reply())
         client = anthropic.Anthropic(api_key="test", base_url=server.base_url)
 
-The Message Batches endpoints are faked too (create, retrieve, results as JSONL, cancel), with
-their own faults: items that expire or error, and batches that take several polls to end::
+The Message Batches endpoints are faked too (create, retrieve, list, results as JSONL, cancel),
+with their own faults: items that expire or error, batches that take several polls to end, and a
+create that answers late (the batch exists before the client knows its id)::
 
     server.batch_polls = 3  # "in_progress" for the first 3 retrieves of each batch
     server.inject_batch_items("expired", "errored")  # the next batch's first two items
+    server.batch_create_latency = 0.5  # a create registers its batch, then answers 0.5 s later
 
 Standard library only (and the package's own focus times): importing it costs nothing.
 """
@@ -30,6 +32,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
@@ -146,6 +149,7 @@ class FakeMessagesServer:
         self.http_requests = 0  # every HTTP request, batch endpoints included
         self.batches: dict[str, dict[str, Any]] = {}  # batch id -> its state
         self.batch_polls = 0  # retrieves that answer "in_progress" before a batch has ended
+        self.batch_create_latency = 0.0  # seconds a create waits, its batch made, to answer
         self._batch_items: deque[str] = deque()  # outcomes forced on the next batch's items
         self.headers: list[dict[str, str]] = []
         self._faults: deque[Fault] = deque()
@@ -262,7 +266,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def _batches(self, method: str, path: str) -> None:
-        """The Message Batches endpoints: create, retrieve, results (JSONL), cancel."""
+        """The Message Batches endpoints: create, retrieve, list, results (JSONL), cancel."""
         fake = self.fake
         tail = path.split("/v1/messages/batches", 1)[1].strip("/")
         if method == "POST" and not tail:
@@ -278,16 +282,21 @@ class _Handler(BaseHTTPRequestHandler):
                     "requests": requests,
                     "outcomes": forced,
                     "polls": 0,
-                    "canceled": False,
+                    "canceled": None,  # when cancellation was asked for
+                    "created": datetime.now(UTC),
+                    "ended": None,  # when a retrieve first found it ended
                 }
+            time.sleep(fake.batch_create_latency)
             return self._json(200, self._batch_object(batch_id))
+        if method == "GET" and not tail:
+            return self._list()
         batch_id, _, action = tail.partition("/")
         if batch_id not in fake.batches:
             return self._not_found()
         batch = fake.batches[batch_id]
         if method == "POST" and action == "cancel":
             self.rfile.read(int(self.headers.get("content-length", 0)))
-            batch["canceled"] = True
+            batch["canceled"] = batch["canceled"] or datetime.now(UTC)
             return self._json(200, self._batch_object(batch_id))
         if method == "GET" and not action:
             batch["polls"] += 1
@@ -297,12 +306,50 @@ class _Handler(BaseHTTPRequestHandler):
             return self._bytes(200, ("\n".join(lines) + "\n").encode(), "application/x-jsonl")
         return self._not_found()
 
+    def _list(self) -> None:
+        """``GET /v1/messages/batches``: newest first, a page of ``limit`` (1-1,000, default 20)
+        after ``after_id`` (older) or before ``before_id`` (newer), as the API pages them."""
+        from urllib.parse import parse_qs, urlsplit
+
+        query = {key: values[-1] for key, values in parse_qs(urlsplit(self.path).query).items()}
+        try:
+            limit = int(query.get("limit", 20))
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 1000:
+            error = {"type": "invalid_request_error", "message": "limit: 1 to 1000"}
+            return self._json(400, {"type": "error", "error": error})
+        with self.fake._lock:
+            ids = list(reversed(self.fake.batches))
+        after, before = query.get("after_id"), query.get("before_id")
+        cursor = before if before is not None else after
+        if cursor is not None and cursor not in ids:
+            return self._not_found()
+        if before is not None:
+            stop = ids.index(before)
+            start = max(0, stop - limit)
+            page, has_more = ids[start:stop], start > 0
+        else:
+            start = ids.index(after) + 1 if after is not None else 0
+            page, has_more = ids[start : start + limit], start + limit < len(ids)
+        return self._json(
+            200,
+            {
+                "data": [self._batch_object(batch_id) for batch_id in page],
+                "has_more": has_more,
+                "first_id": page[0] if page else None,
+                "last_id": page[-1] if page else None,
+            },
+        )
+
     def _ended(self, batch: dict[str, Any]) -> bool:
-        return batch["canceled"] or batch["polls"] > self.fake.batch_polls
+        return batch["canceled"] is not None or batch["polls"] > self.fake.batch_polls
 
     def _batch_object(self, batch_id: str) -> dict[str, Any]:
         batch = self.fake.batches[batch_id]
         ended = self._ended(batch)
+        if ended and batch["ended"] is None:
+            batch["ended"] = datetime.now(UTC)
         counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
         for n in range(len(batch["requests"])):
             counts[self._item_result(batch, n)["result"]["type"] if ended else "processing"] += 1
@@ -312,11 +359,11 @@ class _Handler(BaseHTTPRequestHandler):
             "type": "message_batch",
             "processing_status": "ended" if ended else "in_progress",
             "request_counts": counts,
-            "created_at": "2026-11-23T00:00:00Z",
-            "expires_at": "2026-11-24T00:00:00Z",
-            "ended_at": "2026-11-23T00:05:00Z" if ended else None,
+            "created_at": _rfc3339(batch["created"]),
+            "expires_at": _rfc3339(batch["created"] + timedelta(days=1)),
+            "ended_at": _rfc3339(batch["ended"]) if ended else None,
             "archived_at": None,
-            "cancel_initiated_at": "2026-11-23T00:01:00Z" if batch["canceled"] else None,
+            "cancel_initiated_at": _rfc3339(batch["canceled"]) if batch["canceled"] else None,
             "results_url": (
                 f"http://{host}:{port}/v1/messages/batches/{batch_id}/results" if ended else None
             ),
@@ -324,7 +371,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _item_result(self, batch: dict[str, Any], n: int) -> dict[str, Any]:
         item = batch["requests"][n]
-        outcome = "canceled" if batch["canceled"] else batch["outcomes"][n]
+        outcome = "canceled" if batch["canceled"] is not None else batch["outcomes"][n]
         if outcome == "succeeded":
             params = item["params"]
             raw = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
@@ -434,6 +481,11 @@ def _message(raw: str, body: dict[str, Any], fault: str = "") -> dict[str, Any]:
             "output_tokens": max(1, len(text) // 4),
         },
     }
+
+
+def _rfc3339(moment: datetime) -> str:
+    """A time as the API writes it: ``2024-09-24T18:37:24.100435Z``."""
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def _prompt_text(body: dict[str, Any]) -> str:

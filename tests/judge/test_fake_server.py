@@ -1,5 +1,6 @@
 """The loopback fake Messages API in pytest_tempoeval.testing, driven through the real SDK."""
 
+import datetime
 import json
 import time
 
@@ -176,3 +177,32 @@ def test_the_fake_batch_endpoints_create_retrieve_cancel_and_return_jsonl() -> N
             "canceled"
         ]
         assert server.requests == []  # no /v1/messages request: batches only
+
+
+def test_the_fake_lists_batches_newest_first_in_pages_as_the_api_does() -> None:
+    params = {"max_tokens": 10, "messages": [{"role": "user", "content": "x"}], "model": "m"}
+    with FakeMessagesServer() as server:
+        client = anthropic.Anthropic(api_key="unused", base_url=server.base_url, max_retries=0)
+        before = datetime.datetime.now(datetime.UTC)
+        made = [
+            client.messages.batches.create(
+                requests=[{"custom_id": f"r{n}", "params": params} for n in range(size + 1)]
+            ).id
+            for size in range(5)
+        ]
+        after = datetime.datetime.now(datetime.UTC)
+        page = client.messages.batches.list(limit=2)
+        assert [batch.id for batch in page.data] == made[::-1][:2] and page.has_more
+        listed = list(client.messages.batches.list(limit=2))  # the SDK follows after_id
+        assert [batch.id for batch in listed] == made[::-1]
+        assert [batch.request_counts.processing for batch in listed] == [5, 4, 3, 2, 1]
+        assert all(before <= batch.created_at <= after for batch in listed)
+        newer = client.messages.batches.list(before_id=made[0], limit=2)
+        assert [batch.id for batch in newer.data] == [made[2], made[1]] and newer.has_more
+        last = client.messages.batches.list(after_id=made[1])
+        assert [batch.id for batch in last.data] == [made[0]] and not last.has_more
+        with pytest.raises(anthropic.BadRequestError):
+            client.messages.batches.list(limit=1001)
+        with pytest.raises(anthropic.NotFoundError):
+            client.messages.batches.list(after_id="msgbatch_unknown")
+        assert server.batches[made[0]]["polls"] == 0  # listing is not polling

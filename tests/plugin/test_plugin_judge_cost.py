@@ -4,16 +4,19 @@ recording gives the cassettes live recording gives, with its faults handled."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from plugin_helpers import XDIST_MODES
 
-from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun
+from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun, JudgeError
 from pytest_tempoeval.judge.anthropic_judge import MAX_TOKENS, AnthropicJudge
-from pytest_tempoeval.judge.batches import chunks
+from pytest_tempoeval.judge.batches import chunks, custom_id
 from pytest_tempoeval.judge.budget import RequestBudget
 from pytest_tempoeval.judge.cassettes import MATCH_ON, JudgeCassette
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt
@@ -349,9 +352,7 @@ def test_expired_and_errored_items_are_asked_live_and_slow_batches_report_progre
 def test_an_interrupted_batch_is_resumed_not_paid_twice(tmp_path: Path) -> None:
     with FakeMessagesServer() as server:
         server.batch_polls = 10**9  # never ends: the run is interrupted while waiting
-        judge = batch_judge(server, tmp_path / "c.yaml")
-        with pytest.raises(TimeoutError):
-            asyncio.run(asyncio.wait_for(judge.agrade_all(ITEMS), 0.5))
+        interrupt(batch_judge(server, tmp_path / "c.yaml"), ITEMS)
         state = tmp_path / "c.yaml.batch.json"
         assert json.loads(state.read_text())["batches"][0]["id"] == "msgbatch_fake_0001"
         server.batch_polls = 0
@@ -360,6 +361,192 @@ def test_an_interrupted_batch_is_resumed_not_paid_twice(tmp_path: Path) -> None:
         assert list(server.batches) == ["msgbatch_fake_0001"]  # resumed, not created again
         assert len(server.requests) == 0 and again.stats.batched == 30
     assert not state.exists()
+
+
+def interrupt(judge: AnthropicJudge, items: list, until: Callable[[], bool] | None = None) -> None:
+    """Run ``judge`` on ``items`` and stop it (a run killed mid-batch) once ``until()`` holds: by
+    default, once its state file names a batch. Bounded: 30 s at most."""
+    assert judge.cassette is not None
+    state = judge.cassette.path.with_name(judge.cassette.path.name + ".batch.json")
+
+    def named() -> bool:
+        return state.exists() and all("id" in entry for entry in state_entries(judge.cassette.path))
+
+    async def main() -> None:
+        task = asyncio.ensure_future(judge.agrade_all(items))
+        for _ in range(3000):
+            if (until or named)() or task.done():
+                break
+            await asyncio.sleep(0.01)
+        assert not task.done(), "the judge finished before it was interrupted"
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+
+
+def batch_sizes(server: FakeMessagesServer) -> list[int]:
+    return [len(batch["requests"]) for batch in server.batches.values()]
+
+
+def state_entries(path: Path) -> list[dict]:
+    return json.loads(path.with_name(path.name + ".batch.json").read_text())["batches"]
+
+
+def test_a_resume_takes_what_a_known_batch_holds_even_when_it_holds_more(tmp_path: Path) -> None:
+    """Issue 25: the cassette's periodic save held 1 answer of a 30-request batch; the resume
+    needs 29, which the known batch holds: no new batch."""
+    path = tmp_path / "c.yaml"
+    with FakeMessagesServer() as server:
+        server.batch_polls = 10**9
+        interrupt(batch_judge(server, path), ITEMS)
+        server.batch_polls = 0
+        again = batch_judge(server, path)
+        judgments = again.grade_all(ITEMS[1:])
+        assert batch_sizes(server) == [30]  # not a second batch of 29
+        assert len(server.requests) == 0 and again.stats.batched == 29
+    assert [j.doc_id for j in judgments] == [item[2] for item in ITEMS[1:]]
+
+
+def test_a_resume_with_a_smaller_budget_takes_the_paid_batch_and_spends_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "c.yaml"
+    with FakeMessagesServer() as server:
+        server.batch_polls = 10**9
+        interrupt(batch_judge(server, path), ITEMS)
+        server.batch_polls = 0
+        budget = RequestBudget(10)
+        again = batch_judge(server, path, budget=budget)
+        assert len(again.grade_all(ITEMS)) == 30
+        assert batch_sizes(server) == [30] and len(server.requests) == 0
+        assert budget.used == 0  # answers paid for by the interrupted run are not new requests
+
+
+def test_a_new_batch_holds_only_what_no_known_batch_holds(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    with FakeMessagesServer() as server:
+        server.batch_polls = 10**9
+        interrupt(batch_judge(server, path), ITEMS[:20])
+        server.batch_polls = 0
+        budget = RequestBudget(10)
+        again = batch_judge(server, path, budget=budget)
+        assert len(again.grade_all(ITEMS)) == 30
+        assert batch_sizes(server) == [20, 10] and budget.used == 10
+        bodies = [request["params"] for request in server.batches["msgbatch_fake_0002"]["requests"]]
+        assert [body["messages"][0]["content"] for body in bodies] == sorted(
+            graded_prompt(query, document) for _, query, _, document in ITEMS[20:]
+        )
+        assert again.stats.batched == 30 and len(server.requests) == 0
+
+
+def test_a_batch_created_just_before_a_kill_is_found_again(tmp_path: Path) -> None:
+    """The API made the batch, the run died before learning its id: the intent written before the
+    create leads the resume to it, through the list of batches."""
+    path = tmp_path / "c.yaml"
+    with FakeMessagesServer() as server:
+        server.batch_create_latency = 2.0  # the batch exists; its id comes too late
+        interrupt(batch_judge(server, path), ITEMS, until=lambda: len(server.batches) == 1)
+        assert batch_sizes(server) == [30]
+        [intent] = state_entries(path)
+        assert "id" not in intent and len(intent["custom_ids"]) == 30
+        server.batch_create_latency = 0.0
+        again = batch_judge(server, path)
+        assert len(again.grade_all(ITEMS)) == 30
+        assert batch_sizes(server) == [30]  # found, not created again
+        assert again.stats.batched == 30 and len(server.requests) == 0
+
+
+def test_an_intent_whose_batch_was_never_made_is_created_and_another_batch_is_not_taken(
+    tmp_path: Path,
+) -> None:
+    """An intent without a batch id: the run died before its create reached the API. A batch of
+    the same size created since (another test's) is waited for; its results do not carry the
+    intent's request ids, so it is not taken, and the requests go into a batch of their own."""
+    import anthropic
+
+    path = tmp_path / "c.yaml"
+    with FakeMessagesServer() as server:
+        judge = batch_judge(server, path)
+        ids = sorted(custom_id(judge._body(graded_prompt(q, d))) for _, q, _, d in ITEMS)
+        intent = {"local": "x", "custom_ids": ids, "intent": time.time()}
+        path.with_name("c.yaml.batch.json").write_text(json.dumps({"batches": [intent]}))
+        other = anthropic.Anthropic(api_key=KEY, base_url=server.base_url)
+        params = {"max_tokens": 10, "messages": [{"role": "user", "content": "x"}], "model": "m"}
+        other.messages.batches.create(
+            requests=[{"custom_id": f"other-{n}", "params": params} for n in range(30)]
+        )
+        judgments = judge.grade_all(ITEMS)
+        assert batch_sizes(server) == [30, 30] and judge.stats.batched == 30
+        mine = {item["custom_id"] for item in server.batches["msgbatch_fake_0002"]["requests"]}
+        assert sorted(mine) == ids and len(server.requests) == 0
+        live = AnthropicJudge(api_key=KEY, base_url=server.base_url)
+        assert live.grade_all(ITEMS) == judgments
+
+
+def test_a_state_file_left_beside_a_whole_cassette_goes_at_the_next_recording(
+    tmp_path: Path,
+) -> None:
+    """Killed after the cassette was saved, before the state file was removed: the next recording
+    needs nothing, asks nothing, and drops the batches the cassette answers (only those)."""
+    path = tmp_path / "c.yaml"
+    state = path.with_name("c.yaml.batch.json")
+    with FakeMessagesServer() as server:
+        server.batch_polls = 10**9
+        interrupt(batch_judge(server, path), ITEMS)
+        [paid] = state_entries(path)
+        server.batch_polls = 0
+        batch_judge(server, path).grade_all(ITEMS)
+        assert not state.exists()
+        other = {"id": "msgbatch_other", "custom_ids": ["te-another-call"], "created": 1.0}
+        state.write_text(json.dumps({"batches": [paid, other]}))  # as the kill left it
+        before = server.http_requests
+
+        def recording(**options: object) -> AnthropicJudge:
+            cassette = JudgeCassette(path, "new_episodes")
+            return AnthropicJudge(
+                api_key=KEY, base_url=server.base_url, cassette=cassette, batch=True, **options
+            )
+
+        recording(dry_run=True).grade_all(ITEMS)
+        assert state_entries(path) == [paid, other]  # a dry run writes nothing
+        recording().grade_all(ITEMS)
+        assert state_entries(path) == [other] and server.http_requests == before
+        state.write_text(json.dumps({"batches": [paid]}))
+        recording().grade_all(ITEMS)
+        assert not state.exists() and server.http_requests == before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"batches": 5}',
+        '{"batches": "abc"}',
+        "[]",
+        "null",
+        '{"batches": [5]}',
+        '{"batches": [{"id": "msgbatch_1"}]}',
+        '{"batches": [{"id": 7, "custom_ids": ["te-1"]}]}',
+        '{"batches": [{"custom_ids": ["te-1"]}]}',
+        "{not json",
+    ],
+)
+def test_a_batch_state_file_that_is_not_one_is_an_error_and_left_as_it_is(
+    tmp_path: Path, text: str
+) -> None:
+    path = tmp_path / "c.yaml"
+    state = path.with_name("c.yaml.batch.json")
+    state.write_text(text)
+    with FakeMessagesServer() as server:
+        judge = batch_judge(server, path)
+        with pytest.raises(JudgeError) as error:
+            judge.grade_all(ITEMS)
+        assert server.batches == {} and server.requests == []
+    message = str(error.value)
+    assert message.startswith(f"{state}: not a batch state file")
+    assert "left as it is: fix it, or delete it to create new batches" in message
+    assert state.read_text() == text
 
 
 def test_batches_respect_the_api_limits() -> None:
