@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_tempoeval.data.focus_time import MAX_YEAR, MIN_YEAR, FocusTime
-from pytest_tempoeval.data.values import short_repr
+from pytest_tempoeval.data.values import is_number, short_repr
 from pytest_tempoeval.errors import FocusTimeError, TempoEvalError
 
 # Fields read as a document's date, first found first: the names BEIR corpora, ir_datasets
@@ -66,7 +66,7 @@ def date_focus_time(value: Any, key: str = "date") -> FocusTime | None:
     if isinstance(value, str):
         if not value.strip():
             return None
-        if not _is_number(value):
+        if not is_number(value):
             try:
                 return FocusTime.parse(value)  # "2019-2021", "1990s"
             except FocusTimeError as error:
@@ -116,14 +116,6 @@ def _holds(key: str) -> str:
     if key in TIMESTAMP_KEYS:
         return f"Unix timestamp (seconds since 1970) of a year in {MIN_YEAR}..{MAX_YEAR}"
     return f"year (a whole number in {MIN_YEAR}..{MAX_YEAR})"
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _shown(value: Any) -> str:

@@ -97,11 +97,7 @@ def string_score_problem(value: object, doc_id: object) -> str | None:
     someone forgot to convert far more often than a document's text, and read as a text it would
     silently lower every score (the judge would read "1.0" as the document).
     """
-    if not isinstance(value, str):
-        return None
-    try:
-        float(value)
-    except ValueError:
+    if not isinstance(value, str) or not is_number(value):
         return None
     return f"score {value!r} of doc {doc_id!r} is not a number (it is a string)"
 
@@ -120,3 +116,12 @@ def check_k(k: Any, error: type[Exception] = MetricError) -> int:
     if k > MAX_K:
         raise error(f"k must be at most {MAX_K:,} (the rank cutoff), got {k:,}")
     return int(k)
+
+
+def is_number(text: str | bytes) -> bool:
+    """Whether a field or a string reads as a float (``"1.0"``, ``b"2e3"``, ``"nan"``)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

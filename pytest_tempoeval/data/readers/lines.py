@@ -7,6 +7,7 @@ import os
 import re
 from pathlib import Path
 
+from pytest_tempoeval.data.values import is_number
 from pytest_tempoeval.files import is_file
 
 SNIFF_BYTES = 1 << 16  # how much of a file's start tells its line ends and first line
@@ -86,12 +87,3 @@ def sniffed_kind(path: str | Path) -> str | None:
     except OSError:
         return None
     return "a gold set" if _GOLD_KEY.search(head) else None
-
-
-def is_number(field: bytes) -> bool:
-    """Whether a field of a text file reads as a float."""
-    try:
-        float(field)
-    except ValueError:
-        return False
-    return True

@@ -22,12 +22,7 @@ from pytest_tempoeval.data.columns import (
     trec_eval_order,
     words_to_ids,
 )
-from pytest_tempoeval.data.readers.lines import (
-    SNIFF_BYTES,
-    first_data_line,
-    is_number,
-    lines_end_in_cr,
-)
+from pytest_tempoeval.data.readers.lines import SNIFF_BYTES, first_data_line, lines_end_in_cr
 from pytest_tempoeval.data.readers.structured import shown
 from pytest_tempoeval.data.readers.trec_tokens import (
     LineFormat,
@@ -35,7 +30,7 @@ from pytest_tempoeval.data.readers.trec_tokens import (
     parse_ints,
     read_fields,
 )
-from pytest_tempoeval.data.values import MAX_GRADE, grade_rule, id_problem
+from pytest_tempoeval.data.values import MAX_GRADE, grade_rule, id_problem, is_number
 from pytest_tempoeval.errors import GoldSetError, RunError, located
 from pytest_tempoeval.files import regular_file_problem
 
