@@ -382,6 +382,8 @@ class BaselineStore:
             )
             comparison = replace(comparison, gold_note=gold_note)
         left_out, unknown = result.exclusion_failure(), result.unknown_ids_failure()
+        if comparison.gold_note and result.strict_exclusions:  # left out of the comparison
+            left_out = "; ".join(filter(None, [left_out, comparison.gold_note]))
         if (left_out or unknown) and comparison.passed:
             comparison = replace(comparison, status="incomplete" if left_out else "unknown ids")
         elif (

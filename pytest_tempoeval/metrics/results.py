@@ -277,10 +277,15 @@ class MetricResult(float):
     def exclusion_failure(self) -> str | None:
         """With ``fail_on_excluded`` (the call's, else ini ``tempoeval_fail_on_excluded``), what
         was left out of the score, which fails every check of this result; else None."""
-        strict = policy.fail_on_excluded if self.fail_on_excluded is None else self.fail_on_excluded
-        if not strict:
+        if not self.strict_exclusions:
             return None
         return left_out(self.excluded, self.extra.get("ignored_run_queries") or []) or None
+
+    @property
+    def strict_exclusions(self) -> bool:
+        """Whether anything left out fails this result's checks: the call's ``fail_on_excluded``,
+        else ini ``tempoeval_fail_on_excluded``."""
+        return policy.fail_on_excluded if self.fail_on_excluded is None else self.fail_on_excluded
 
     def _compare(self, op: str, other: object, outcome: bool) -> bool:
         if _is_threshold(other):

@@ -95,6 +95,26 @@ def test_changed_judgments_leave_the_other_queries_compared_and_are_named(tmp_pa
     assert warned == [f"{TEST}: nDCG@2: {note}"]
 
 
+def test_fail_on_excluded_fails_a_check_that_left_changed_queries_out(tmp_path: Path) -> None:
+    """Queries left out of the comparison are left out of a score: fail_on_excluded fails them, as
+    it fails a query the score itself excluded (the regression could hide in exactly those)."""
+    path = tmp_path / "b.json"
+    baseline(path, GoldSet.from_dict(gold_data()), ndcg)
+    data = gold_data()
+    data["queries"][1]["relevant"] = {"d1": 2}
+    gold = GoldSet.from_dict(data)
+    store = BaselineStore(path, update=False, test_id=TEST, defer=True)
+    with pytest.warns(BaselineWarning):
+        comparison = store.check(ndcg(run_with({1}), gold, k=2, fail_on_excluded=True))
+    assert comparison.status == "incomplete" and not comparison.passed
+    assert (
+        "fails because nothing may be left out (fail_on_excluded): 1 query changed in the gold set"
+        in store.regressions[0]
+    )
+    comparison, _ = checked(path, ndcg(run_with({1}), gold, k=2))  # without it: named, passes
+    assert comparison.status == "pass"
+
+
 def test_a_regression_of_the_unchanged_queries_still_fails_naming_the_changed_ones(
     tmp_path: Path,
 ) -> None:
