@@ -159,6 +159,21 @@ def closest_match(word: str, candidates: Iterable[str], cutoff: float = 0.6) -> 
     return close[0] if close else None
 
 
+def check_choice(
+    what: str, value: object, choices: Iterable[str], error: type[Exception] = ValueError
+) -> str:
+    """``value`` if it is one of ``choices``; else ``error`` saying "``what`` must be one of ...,
+    got ...", with a "did you mean" hint. The one wording of every closed-set setting and
+    parameter (ini keys, command-line choices, measure parameters, function arguments)."""
+    allowed = tuple(choices)
+    if isinstance(value, str) and value in allowed:
+        return value
+    message = f"{what} must be one of {', '.join(allowed)}, got {value!r}"
+    if isinstance(value, str) and (close := closest_match(value, allowed)):
+        message += f" (did you mean {close!r}?)"
+    raise error(message)
+
+
 # What a secret looks like in an error text: an Anthropic key, a bearer token, a key-like header or
 # parameter with its value, and the query string of a URL (gateways take keys there). A value ends
 # where its quotes, call or mapping do (``api_key=s3cret)``: the parenthesis stays), and one with no
