@@ -561,6 +561,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
     from pytest_tempoeval.errors import JudgeCassetteError
     from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL, AnthropicJudge
     from pytest_tempoeval.judge.cassettes import JudgeCassette, cassette_file, rerecord_command
+    from pytest_tempoeval.judge.recording import Recording
     from pytest_tempoeval.reports.progress import progress_line, status_line
 
     config = request.config
@@ -584,8 +585,7 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         pytest.fail(f"{request.node.nodeid}: {problem}", pytrace=False)
     batch = config.getoption("tempoeval_judge_batch")
     progress = progress_line(config) if cassette.recording else None  # silent in replay
-    judge = AnthropicJudge(
-        model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
+    recording = Recording(
         cassette=cassette,
         progress=progress,
         dry_run=config.getoption("tempoeval_judge_dry_run"),
@@ -593,7 +593,11 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         batch=batch,
         batch_poll=state.judge_batch_poll,
         batch_status=status_line(config) if batch else None,
+    )
+    judge = AnthropicJudge(
+        model=config.getini("tempoeval_judge_model") or DEFAULT_MODEL,
         prompt_style=state.judge_prompt_style,
+        recording=recording,
     )
     yield judge
     add_counters(_notes(request.node).judge, judge.model, judge.stats)
@@ -612,12 +616,15 @@ def tempoeval_judge_for(
     the session's record mode, dry run and request budget."""
     from pytest_tempoeval.files import per_test_path
     from pytest_tempoeval.judge.custom import CachedJudge
+    from pytest_tempoeval.judge.recording import Recording
 
     config = request.config
     state = config.stash[SESSION]
     directory = config.rootpath / config.getini("tempoeval_cassette_dir")
     path = per_test_path(directory, request.node.nodeid, ".judgments.json")
     judges: list[CachedJudge] = []
+    dry_run = config.getoption("tempoeval_judge_dry_run")
+    recording = Recording(dry_run=dry_run, budget=state.judge_budget)  # shared by its judges
 
     def make(provider: Any, max_concurrency: int = 8) -> CachedJudge:
         judge = CachedJudge(
@@ -625,8 +632,7 @@ def tempoeval_judge_for(
             path,
             config.getoption("tempoeval_record_mode"),
             max_concurrency,
-            dry_run=config.getoption("tempoeval_judge_dry_run"),
-            budget=state.judge_budget,
+            recording=recording,
         )
         judges.append(judge)
         return judge

@@ -15,18 +15,27 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from pytest_tempoeval.errors import (
     JudgeBudgetSpent,
     JudgeError,
     NoValidAnswer,
+    check_choice,
     hide_base_url,
 )
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
 from pytest_tempoeval.judge.batches import ask_in_batches, custom_id, forget, settle
+from pytest_tempoeval.judge.recording import (
+    Progress,
+    Recording,
+    RecordingField,
+    RecordingKeywords,
+    StatusLine,
+    recording_from,
+)
 from pytest_tempoeval.metrics.llm_judgments import (
     Judgment,
     JudgmentRequest,
@@ -46,12 +55,25 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = "claude-haiku-5-5"
 MAX_TOKENS = 300  # the seed replies are a few lines of JSON
 
+T = TypeVar("T")
+
 
 class AnthropicJudge:
     """An LLM judge on the Messages API. Pass ``client`` to use your own
-    ``anthropic.AsyncAnthropic`` (custom HTTP options, a proxy); ``cassette`` to answer from, and
-    record into, a :class:`~pytest_tempoeval.judge.cassettes.JudgeCassette` (what the
-    ``tempoeval_judge`` fixture does)."""
+    ``anthropic.AsyncAnthropic`` (custom HTTP options, a proxy); ``recording`` for where answers
+    are kept and how new ones may be asked (a
+    :class:`~pytest_tempoeval.judge.cassettes.JudgeCassette` to answer from and record into, a dry
+    run, a budget, batches: what the ``tempoeval_judge`` fixture gives). The recording's settings
+    are also taken as keywords (``cassette=``, ``dry_run=``, ...), as before the Recording."""
+
+    # The judge's recording settings, read (and written) as its attributes.
+    cassette: RecordingField[JudgeCassette | None] = RecordingField()
+    progress: RecordingField[Progress | None] = RecordingField()
+    dry_run: RecordingField[bool] = RecordingField()
+    budget: RecordingField[RequestBudget | None] = RecordingField()
+    batch: RecordingField[bool] = RecordingField()
+    batch_poll: RecordingField[float] = RecordingField()
+    batch_status: RecordingField[StatusLine | None] = RecordingField()
 
     def __init__(
         self,
@@ -63,19 +85,14 @@ class AnthropicJudge:
         base_url: str | None = None,
         max_retries: int = 2,
         timeout: float = 60.0,
-        cassette: JudgeCassette | None = None,
-        progress: Callable[[int, int, int], None] | None = None,
-        dry_run: bool = False,
-        budget: RequestBudget | None = None,
-        batch: bool = False,
-        batch_poll: float = 30.0,
-        batch_status: Callable[[str], None] | None = None,
         prompt_style: str = "seed",
+        recording: Recording | None = None,
+        **keywords: Unpack[RecordingKeywords],
     ) -> None:
-        if prompt_style not in PROMPT_STYLES:
-            raise ValueError(
-                f"prompt_style must be one of {', '.join(PROMPT_STYLES)}, got {prompt_style!r}"
-            )
+        self._recording = recording_from(
+            "AnthropicJudge", recording, keywords, RecordingKeywords.__optional_keys__
+        )
+        check_choice("prompt_style", prompt_style, PROMPT_STYLES)
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         _refuse_secrets_in_url(base_url or os.environ.get("ANTHROPIC_BASE_URL"))
@@ -87,13 +104,6 @@ class AnthropicJudge:
         self.prompt_style = prompt_style
         self.max_concurrency = max_concurrency
         self.stats = JudgeStats()
-        self.cassette = cassette  # answers first, and records what the API says, when it may
-        self.progress = progress  # called with (done, total, cached) while judging live
-        self.dry_run = dry_run  # count what would be asked, ask nothing (raises JudgeDryRun)
-        self.budget = budget  # the session's cap on new requests
-        self.batch = batch  # ask what the cassette lacks through the Message Batches API
-        self.batch_poll = batch_poll  # seconds between polls of a batch
-        self.batch_status = batch_status  # called with a status line while a batch is processed
         self._prefetched: dict[tuple[str, str], str] = {}  # batch answers not yet read
         self._client = client
         self._client_options = {
@@ -402,7 +412,7 @@ class AnthropicJudge:
             else ""
         )
 
-    def _run(self, coroutine: Any) -> Any:
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         """Run a coroutine from synchronous code, closing the client made for its event loop (an
         httpx client left to the garbage collector would try to close on a dead loop)."""
         try:
@@ -416,7 +426,7 @@ class AnthropicJudge:
                 "use the async method"
             )
 
-        async def main() -> Any:
+        async def main() -> T:
             try:
                 return await coroutine
             finally:

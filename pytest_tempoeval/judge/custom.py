@@ -21,7 +21,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
 from pytest_tempoeval.data.readers.structured import LineList, Source, json_tree, strict_json
 from pytest_tempoeval.errors import (
@@ -29,11 +29,18 @@ from pytest_tempoeval.errors import (
     JudgeCassetteError,
     JudgeError,
     NoValidAnswer,
+    check_choice,
     located,
 )
 from pytest_tempoeval.files import write_atomically
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
 from pytest_tempoeval.judge.cassettes import RECORD_MODES, SAVE_EVERY_SECONDS, SaveClock
+from pytest_tempoeval.judge.recording import (
+    CommonKeywords,
+    Recording,
+    RecordingField,
+    recording_from,
+)
 from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
 
@@ -59,7 +66,14 @@ class JudgeProvider(Protocol):
 
 
 class CachedJudge:
-    """A :class:`JudgeProvider` as an llm-mode judge, its answers cached in ``cache``."""
+    """A :class:`JudgeProvider` as an llm-mode judge, its answers cached in ``cache``.
+
+    ``recording`` takes the session's dry run and request budget (also taken as the keywords
+    ``dry_run=`` and ``budget=``); the cache file is this judge's cassette, so a Recording's
+    cassette and batch settings are refused."""
+
+    dry_run: RecordingField[bool] = RecordingField()
+    budget: RecordingField[RequestBudget | None] = RecordingField()
 
     def __init__(
         self,
@@ -68,14 +82,14 @@ class CachedJudge:
         record_mode: str = "once",
         max_concurrency: int = 8,
         *,
-        dry_run: bool = False,
-        budget: RequestBudget | None = None,
+        recording: Recording | None = None,
         save_every: float | None = None,
+        **keywords: Unpack[CommonKeywords],
     ) -> None:
-        if record_mode not in RECORD_MODES:
-            raise ValueError(
-                f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}"
-            )
+        used = CommonKeywords.__optional_keys__
+        self._recording = recording_from("CachedJudge", recording, keywords, used)
+        self._recording.refuse_unused("CachedJudge", sorted(used))
+        check_choice("record mode", record_mode, RECORD_MODES)
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         self.provider = provider
@@ -83,8 +97,6 @@ class CachedJudge:
         self.path = Path(cache)
         self.record_mode = record_mode
         self.max_concurrency = max_concurrency
-        self.dry_run = dry_run
-        self.budget = budget
         self.stats = JudgeStats()
         exists = self.path.is_file()
         self.recording = record_mode in ("new_episodes", "all") or (
@@ -174,7 +186,7 @@ class CachedJudge:
                 self.stats.replayed += 1
                 return int(self._answers[key]["value"])
             if key not in pending:
-                pending[key] = asyncio.ensure_future(self._ask(key, kind, *request, limit))
+                pending[key] = asyncio.ensure_future(self._ask(limit, key, kind, *request))
             else:
                 self.stats.cache_hits += 1
             return await pending[key]
@@ -198,6 +210,7 @@ class CachedJudge:
 
     async def _ask(
         self,
+        limit: asyncio.Semaphore,
         key: str,
         kind: str,
         query_id: str,
@@ -205,7 +218,6 @@ class CachedJudge:
         doc_id: str,
         document: str,
         focus: str | None,
-        limit: asyncio.Semaphore,
     ) -> int:
         where = f"judging doc {doc_id!r} for query {query_id!r} (model {self.model})"
         problem = ""
