@@ -1,11 +1,17 @@
-"""The README says what the commands print: its worked example is run and compared."""
+"""The README and the docs say what the commands print: their examples are run and compared.
+
+The README keeps the worked example, a failing threshold and the commands; the pages under docs/
+keep the rest (the session summary, the drop-in classes, the command line), read the same way.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -16,6 +22,11 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def page(name: str) -> str:
+    """A page of docs/, read as the README is."""
+    return (ROOT / "docs" / name).read_text(encoding="utf-8")
 
 
 def worked_example() -> list[str]:
@@ -44,10 +55,10 @@ def test_the_worked_example_prints_what_the_readme_shows() -> None:
     assert shown is not None and float(namespace["result"]) == float(shown.group(1))
 
 
-def fenced_after(heading: str) -> list[str]:
-    """The fenced blocks that follow the paragraph starting with ``heading``, up to the next one."""
-    section = README.split(heading, 1)[1]
-    return re.findall(r"```(?:python|)\n(.*?)```", section, re.DOTALL)
+def fenced_after(heading: str, text: str = README, language: str = "python|") -> list[str]:
+    """The fenced blocks that follow the paragraph starting with ``heading`` in ``text``."""
+    section = text.split(heading, 1)[1]
+    return re.findall(rf"```(?:{language})\n(.*?)```", section, re.DOTALL)
 
 
 @pytest.fixture(scope="module")
@@ -120,8 +131,88 @@ def test_the_failure_shown_is_what_pytest_prints(example_project: Path) -> None:
 
 
 def test_the_summary_shown_is_what_pytest_examples_prints(example_project: Path) -> None:
-    shown = fenced_after("At the end of the session a `tempoeval` section")[0]
+    shown = fenced_after("At the end of the session a `tempoeval` section", page("plugin.md"))[0]
     output = run_pytest(example_project, "examples")
     section = output[output.index("=" * 34 + " tempoeval ") :].split("\n=====", 1)[0]
     printed = [line.rstrip() for line in section.splitlines() if line.strip()]
     assert "\n".join(printed) + "\n" == shown
+
+
+def test_the_quick_start_is_two_commands_and_the_second_is_what_ci_runs() -> None:
+    """A fresh machine needs two commands: install and run the examples, install and test. CI
+    (.ci/run) runs exactly the README's test command, so the README cannot drift from it."""
+    (block,) = fenced_after("## Quick start", language="bash")[:1]
+    commands = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+    assert commands[0] == "pip install -e . && pytest examples"
+    assert len(commands) == 2 and commands[1].startswith('pip install -e ".[dev]" && ')
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
+    assert commands[1].split(" && ", 1)[1] == ci[-1]
+
+
+def test_the_drop_in_classes_give_the_values_the_docs_show() -> None:
+    """docs/metrics.md shows what each drop-in call returns in a trailing comment."""
+    (code,) = fenced_after("## Drop-in replacements", page("metrics.md"))[:1]
+    namespace: dict[str, object] = {}
+    calls = 0
+    for line in code.splitlines():
+        statement, _, shown = line.partition("  # ")
+        if statement.startswith(("from ", "import ")):
+            exec(statement, namespace)  # noqa: S102 (the docs' own code)
+        elif statement.strip():
+            assert eval(statement, namespace) == pytest.approx(float(shown))
+            calls += 1
+    assert calls == 2
+
+
+def trec_lines(rankings: dict[str, list[str]]) -> str:
+    return "".join(
+        f"{query} Q0 {doc} {rank} {100 - rank} run\n"
+        for query, docs in rankings.items()
+        for rank, doc in enumerate(docs, 1)
+    )
+
+
+@pytest.fixture
+def command_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The files the shown ``tempoeval`` commands name, in the current folder: trec_eval's test
+    run and qrels, two equal runs of the worked example and its gold set, and the example gold
+    sets under fixtures/gold/."""
+    data = ROOT / "tests" / "data" / "trec_eval"
+    shutil.copy(data / "results.test", tmp_path / "run.trec")
+    shutil.copy(data / "qrels.test", tmp_path / "qrels.txt")
+    gold = ROOT / "examples" / "gold"
+    shutil.copy(gold / "mini_elections.yaml", tmp_path / "gold.yaml")
+    run = trec_lines({"us-2020": ["us2020", "us2016"], "us-2016": ["us2016", "campaign"]})
+    for name in ("bm25.trec", "reranker.trec"):
+        (tmp_path / name).write_text(run, encoding="utf-8")
+    shutil.copytree(gold, tmp_path / "fixtures" / "gold")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def shown_commands(text: str, heading: str) -> list[list[str]]:
+    """The ``tempoeval`` command lines of the first bash block after ``heading``, as argv."""
+    (block,) = fenced_after(heading, text, language="bash")[:1]
+    commands = []
+    for line in block.splitlines():
+        words = shlex.split(line, comments=True)
+        if words and words[0] == "tempoeval":
+            commands.append([arg for word in words[1:] for arg in glob.glob(word) or [word]])
+    return commands
+
+
+@pytest.mark.parametrize(
+    ("source", "heading"),
+    [("README.md", "### The command line"), ("docs/cli.md", "# Command line")],
+)
+def test_every_command_shown_runs(
+    command_files: Path, capsys: pytest.CaptureFixture[str], source: str, heading: str
+) -> None:
+    """Each shown ``tempoeval`` command runs on files of the names it gives and exits 0."""
+    from pytest_tempoeval.cli import main
+
+    commands = shown_commands((ROOT / source).read_text(encoding="utf-8"), heading)
+    assert len(commands) >= 3
+    for argv in commands:
+        code = main(argv)
+        assert code == 0, (argv, capsys.readouterr())
