@@ -177,11 +177,11 @@ def judge_agreement(
             disagreements.append((query_id, doc_id, ours, theirs))
     disagreements.sort(key=lambda pair: (-abs(position[pair[2]] - position[pair[3]]), pair[:2]))
     result = AgreementResult(
-        "judge_agreement",
-        None,
-        mode,
-        per_pair,
-        excluded,
+        name="judge_agreement",
+        k=None,
+        mode=mode,
+        per_query=per_pair,
+        excluded=excluded,
         extra={
             "judge_model": getattr(judge, "model", None),
             "kappa_weights": weights or "none",
@@ -208,11 +208,11 @@ def _unjudged(
 ) -> AgreementResult:
     """The result of an agreement a dry run judged nothing of."""
     result = AgreementResult(
-        "judge_agreement",
-        None,
-        mode,
-        {},
-        excluded,
+        name="judge_agreement",
+        k=None,
+        mode=mode,
+        per_query={},
+        excluded=excluded,
         extra={"judge_model": getattr(judge, "model", None), "rel": rel, "pairs": 0},
         gold=gold,
         measure=f"judge_agreement({mode})",

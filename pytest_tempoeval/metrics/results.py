@@ -56,7 +56,7 @@ class QueryScores(Mapping[str, float]):
         return int(self._counted.sum()) if self._dict is None else len(self._dict)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Details:
     per_query: Mapping[str, float]
     excluded: dict[str, str]
@@ -89,6 +89,7 @@ class MetricResult(float):
 
     def __new__(
         cls,
+        *,
         name: str,
         k: int | None,
         mode: str,
@@ -118,10 +119,15 @@ class MetricResult(float):
         self.measure = measure or (f"{name}@{k}" if k is not None else name)
         self.fail_on_excluded = fail_on_excluded  # None: the session's policy decides
         self._details = _Details(
-            per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold, judged
+            per_query=per_query,
+            excluded=dict(excluded or {}),
+            explain_query=explain_query,
+            extra=dict(extra or {}),
+            gold=gold,
+            judged=judged,
+            later_extra=later_extra,
+            some_known=some_known,
         )
-        self._details.later_extra = later_extra
-        self._details.some_known = some_known
         return self
 
     # -- data -------------------------------------------------------------------------------------
@@ -209,23 +215,21 @@ class MetricResult(float):
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        details = self._details
-        arguments = (
-            self.name,
-            self.k,
-            self.mode,
-            self.per_query,
-            details.excluded,
-            None,
-            self.extra,
-            None,
-            self.fail_on_excluded,
-            self.measure,
-            self.judged,
-            float(self),
-        )
+        # Its data, without what cannot cross a process (the explainer, the gold set).
+        arguments = {
+            "name": self.name,
+            "k": self.k,
+            "mode": self.mode,
+            "per_query": self.per_query,
+            "excluded": self._details.excluded,
+            "extra": self.extra,
+            "fail_on_excluded": self.fail_on_excluded,
+            "measure": self.measure,
+            "judged": self.judged,
+            "value": float(self),
+        }
         state = {key: value for key, value in vars(self).items() if key != "_details"}
-        return (type(self), arguments, state)
+        return (_rebuilt, (type(self), arguments), state)
 
     # -- explanations (text in :mod:`.explain`) ---------------------------------------------------
 
@@ -363,6 +367,11 @@ class MetricResult(float):
         explanation: ``assert_temporal_ndcg(...) >= 0.8`` works as a bare statement."""
         self.raise_on_failure = True
         return self
+
+
+def _rebuilt(cls: type[MetricResult], arguments: dict[str, Any]) -> MetricResult:
+    """A pickled result (xdist), rebuilt by keyword."""
+    return cls(**arguments)
 
 
 def assertrepr_compare(op: str, left: Any, right: Any, verbose: int) -> list[str] | None:

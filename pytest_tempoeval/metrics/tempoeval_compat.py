@@ -180,8 +180,8 @@ class TemporalPrecision(_SeedMetric):
 
 def _single(name: str, k: int, mode: str, score: float | None, reason: str) -> MetricResult:
     if score is None:
-        return MetricResult(name, k, mode, {}, {_QUERY: reason})
-    return MetricResult(name, k, mode, {_QUERY: score})
+        return MetricResult(name=name, k=k, mode=mode, per_query={}, excluded={_QUERY: reason})
+    return MetricResult(name=name, k=k, mode=mode, per_query={_QUERY: score})
 
 
 def _focus_inputs(qft: Any, dfts: Any) -> tuple[FocusTime, list[FocusTime]]:
