@@ -23,7 +23,7 @@ import numpy as np
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.values import rel_problem
-from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.errors import MetricError, check_choice
 from pytest_tempoeval.metrics.llm_judgments import Judge, JudgmentRequest, judged
 from pytest_tempoeval.metrics.results import MetricResult
 
@@ -128,8 +128,7 @@ def judge_agreement(
     gold: GoldSet, judge: Judge, mode: str = "graded", *, rel: int = 1
 ) -> AgreementResult:
     """Cohen's kappa between ``judge`` and the gold grades, over every judged pair with texts."""
-    if mode not in AGREEMENT_MODES:
-        raise MetricError(f"unknown agreement mode {mode!r}; choose one of: graded, binary")
+    check_choice("agreement mode", mode, AGREEMENT_MODES, MetricError)
     if not isinstance(gold, GoldSet):
         raise MetricError(f"gold must be a GoldSet, got {type(gold).__name__}")
     problem = rel_problem(rel)

@@ -25,7 +25,12 @@ from pytest_tempoeval.metrics.explain import (
 )
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
-_OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 
 class QueryScores(Mapping[str, float]):
@@ -38,7 +43,8 @@ class QueryScores(Mapping[str, float]):
 
     @property
     def counted_scores(self) -> list[float]:
-        return self._scores[self._counted].tolist()
+        scores: list[float] = self._scores[self._counted].tolist()
+        return scores
 
     def _as_dict(self) -> dict[str, float]:
         if self._dict is None:
@@ -83,6 +89,8 @@ class MetricResult(float):
     measure: str
     k: int | None
     mode: str
+    fail_on_excluded: bool | None  # None: the session's policy decides
+    _details: _Details
     # Why nothing was judged: a judged call a dry run stopped (the plugin skips its test). Its
     # comparisons hold and record nothing, so the test goes on to its other judged calls.
     judge_dry_run = ""
@@ -272,11 +280,12 @@ class MetricResult(float):
         some_known = self._details.some_known
         if some_known is not None and some_known():  # usually: the unknown ids are not counted
             return False
-        retrieved = self.extra.get("run_retrieved_ids", 0)
+        retrieved: int = self.extra.get("run_retrieved_ids", 0)
         if some_known is not None:
             return retrieved > 0
         # a result rebuilt from its data: what its counts say
-        return 0 < self.extra.get("unknown_ids", 0) == self.extra.get("retrieved_ids") == retrieved
+        unknown: int = self.extra.get("unknown_ids", 0)
+        return 0 < unknown == self.extra.get("retrieved_ids") == retrieved
 
     def exclusion_failure(self) -> str | None:
         """With ``fail_on_excluded`` (the call's, else ini ``tempoeval_fail_on_excluded``), what
@@ -345,7 +354,7 @@ class MetricResult(float):
         if self.judge_dry_run:  # no score: the test is skipped when it ends
             return True
         self._comparable(op, other)
-        return self._compare(op, other, _OPERATORS[op](float(self), _plain(other)))
+        return self._compare(op, other, _OPERATORS[op](float(self), _plain(other)))  # type: ignore[arg-type]
 
     def __lt__(self, other: object) -> bool:
         return self._check("<", other)

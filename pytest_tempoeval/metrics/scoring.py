@@ -46,7 +46,9 @@ from pytest_tempoeval.metrics.relevance import (
 from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 from pytest_tempoeval.metrics.specs import MeasureSpec, Mode, ParamValue
 
-ALL_RANKS = "all"  # k="all": the whole ranking (trec_eval's ndcg, recall, map, recip_rank)
+ALL_RANKS: Literal["all"] = (
+    "all"  # k="all": the whole ranking (trec_eval's ndcg, recall, map, recip_rank)
+)
 RunLike = Run | Mapping[str, Any] | str | Path
 Cutoff = int | Literal["all"] | None
 GoldLike = GoldSet | str | Path
@@ -66,7 +68,7 @@ def compute(
     """``spec`` scored on ``run`` against ``gold``; ``given``: the spec's parameters as the
     functions take them (``gain="exponential"``, ``rel=2``)."""
     values = spec.arguments(given)  # TypeError for a name the spec does not declare
-    mode = Mode(values.get("mode", Mode.GOLD))
+    mode = Mode(str(values.get("mode", Mode.GOLD)))
     scoring = _deepened(spec, inputs(run, gold, k, strict, fail_on_excluded, spec), k, values)
     relevance = _relevance(spec, scoring, mode, judge, values, strict)
     scores, unscorable = _kernel_scores(spec, relevance, scoring, values)

@@ -8,8 +8,9 @@ Derived from the specs, nowhere written out again:
 - the public functions' table, ``FUNCTIONS`` (exported by :mod:`pytest_tempoeval.metrics` and
   :mod:`pytest_tempoeval`, each with its ``assert_`` form);
 - how each function and each measure name is scored (:mod:`.scoring`);
-- the tables of ``docs/measures.md``: ``python -m pytest_tempoeval.metrics.specs --docs`` rewrites
-  them, and ``tests/metrics/test_specs.py`` fails when they differ from the specs.
+- the tables of ``docs/measures.md`` (:mod:`.spec_docs`: ``python -m
+  pytest_tempoeval.metrics.spec_docs`` rewrites them, and ``tests/metrics/test_specs.py`` fails
+  when they differ from the specs).
 
 This module sits in the metrics layer and is imported at plugin start-up (through ``FUNCTIONS``),
 so it imports no numpy: a spec names its kernel (a function of :mod:`.kernels`) instead of holding
@@ -18,15 +19,11 @@ it, and :mod:`.scoring` passes the kernel the relevance arrays its parameters na
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from pathlib import Path
+from typing import SupportsFloat, SupportsIndex
 
-from pytest_tempoeval.constants import DEFAULT_K
-from pytest_tempoeval.data.values import rel_problem
 from pytest_tempoeval.errors import MetricError, check_choice
 
 ParamValue = bool | int | float | str
@@ -43,7 +40,9 @@ class Mode(StrEnum):
 GAINS = ("linear", "exponential")  # as the functions spell them; a measure name writes exp
 
 
-@dataclass(frozen=True, kw_only=True)
+# The specs are imported at plugin start-up: eq=False (a spec is its identity) spares the
+# generated __eq__ and __hash__, a third of a dataclass's creation time.
+@dataclass(frozen=True, kw_only=True, eq=False)
 class Param:
     """One parameter of a measure: as a function argument (``gain="exponential"``) and in a
     measure name (``nDCG(gain=exp)``)."""
@@ -54,12 +53,12 @@ class Param:
     description: str  # one line, for docs/measures.md
     choices: tuple[str, ...] = ()  # a word parameter's values, as the functions spell them
     # A function value a measure name spells another way: {"exponential": "exp"}.
-    words: Mapping[str, str] = field(default_factory=dict, hash=False)
+    words: Mapping[str, str] = field(default_factory=dict)
     # Another keyword of the functions for it (pytrec_eval's relevance_level for rel). Both
     # default to None in the signatures, so that a value given twice can be told apart.
     also: str | None = None
     # Another key a measure name may use, and its words: ir_measures' nDCG(dcg='exp-log2').
-    foreign: tuple[str, Mapping[str, str]] | None = field(default=None, hash=False)
+    foreign: tuple[str, Mapping[str, str]] | None = None
     check: Callable[[object], str | None] | None = None  # the problem with a value, or None
 
     @property
@@ -90,13 +89,20 @@ class Param:
 
 
 def _as_type(kind: type[ParamValue], value: object) -> ParamValue:
+    """A checked value as its declared type: rel=numpy.int64(2) is 2, threshold=0 is 0.0."""
     if kind is bool:
         return bool(value)
-    if kind is int:
-        return int(value)  # type: ignore[call-overload]
-    if kind is float:
-        return float(value)  # type: ignore[arg-type]
+    if kind is int and isinstance(value, SupportsIndex):
+        return int(value)
+    if kind is float and isinstance(value, SupportsFloat):
+        return float(value)
     return str(value)
+
+
+def _rel_problem(rel: object) -> str | None:
+    from pytest_tempoeval.data.values import rel_problem  # at first use: not at plugin start-up
+
+    return rel_problem(rel)
 
 
 def _jaccard_problem(threshold: object) -> str | None:
@@ -105,7 +111,7 @@ def _jaccard_problem(threshold: object) -> str | None:
     return f"threshold is a Jaccard similarity in [0, 1), got {threshold!r}"
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class MeasureSpec:
     """One measure. ``Family`` is its old name, kept as an alias."""
 
@@ -203,7 +209,7 @@ REL = Param(
     type=int,
     default=1,
     also="relevance_level",
-    check=rel_problem,
+    check=_rel_problem,
     description="the lowest grade that counts as relevant (trec_eval's -l); the functions also "
     "take it as relevance_level=",
 )
@@ -366,80 +372,3 @@ SPECS = (
 SPEC = {spec.name: spec for spec in SPECS}
 # The public metric functions, in the order of the specs; each also has an ``assert_`` form.
 FUNCTIONS = tuple(spec.function for spec in sorted(SPECS, key=lambda spec: not spec.temporal))
-
-# -- docs/measures.md ------------------------------------------------------------------------------
-# Each generated table sits between "<!-- specs:NAME -->" and "<!-- /specs:NAME -->".
-
-_BLOCK = re.compile(r"(<!-- specs:(?P<name>\w+) -->\n).*?(<!-- /specs:(?P=name) -->)", re.DOTALL)
-
-
-def _cell_of(param: Param) -> str:
-    if not param.choices:
-        return f"`{param.name}` ({param.measure_default})"
-    others = ", ".join(f"`{word}`" for word in param.measure_choices[1:])
-    default = f"`{param.measure_default}`"
-    return f"`{param.name}` ({default}{f'; or {others}' if others else ''})"
-
-
-def _no_cutoff(spec: MeasureSpec) -> str:
-    if not spec.whole_ranking:
-        return f"k = the gold set's k, else {DEFAULT_K}"
-    if spec.ideal_from_all_judgments:
-        return "the whole ranking, ideal from all judgments"
-    return "the whole ranking"
-
-
-def _row(spec: MeasureSpec) -> list[str]:
-    params = ", ".join(_cell_of(param) for param in spec.all_params) or "—"
-    aliases = ", ".join(f"`{alias}`" for alias in spec.aliases) or "—"
-    row = [f"`{spec.name}`", spec.summary, params, _no_cutoff(spec), f"`{spec.function}`", aliases]
-    if not spec.temporal:
-        trec = [f"`{spec.trec_eval_whole}`"] * bool(spec.trec_eval_whole)
-        trec += [f"`{spec.trec_eval}.k`"] * bool(spec.trec_eval)
-        row.append(", ".join(trec) or "—")
-    return row
-
-
-def _table(head: list[str], rows: list[list[str]]) -> str:
-    lines = [head, ["---"] * len(head), *rows]
-    return "".join(f"| {' | '.join(cells)} |\n" for cells in lines)
-
-
-def docs_tables() -> dict[str, str]:
-    """The generated blocks of docs/measures.md, by name."""
-    head = ["name", "measures", "parameters (default)", "no cutoff means", "function", "also"]
-    by_name: dict[str, tuple[Param, list[str]]] = {}
-    for spec in SPECS:
-        for param in spec.all_params:
-            by_name.setdefault(param.name, (param, []))[1].append(f"`{spec.name}`")
-    kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a word"}
-    params = [
-        [f"`{name}`", kinds[param.type], ", ".join(names), param.description]
-        for name, (param, names) in sorted(by_name.items())
-    ]
-    return {
-        "standard": _table([*head, "trec_eval"], [_row(s) for s in SPECS if not s.temporal]),
-        "temporal": _table(head, [_row(spec) for spec in SPECS if spec.temporal]),
-        "parameters": _table(["parameter", "value", "measures", "meaning"], params),
-    }
-
-
-def updated_docs(text: str) -> str:
-    """``text`` (docs/measures.md) with its generated blocks made anew from the specs."""
-    tables = docs_tables()
-    return _BLOCK.sub(lambda match: match[1] + tables[match["name"]] + match[3], text)
-
-
-def main(argv: list[str]) -> int:
-    """``python -m pytest_tempoeval.metrics.specs --docs [PATH]``: rewrite the tables of
-    docs/measures.md (default: the one in the current directory) from the specs."""
-    if not argv or argv[0] != "--docs":
-        print(main.__doc__, file=sys.stderr)
-        return 2
-    path = Path(argv[1] if len(argv) > 1 else "docs/measures.md")
-    path.write_text(updated_docs(path.read_text(encoding="utf-8")), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
