@@ -23,7 +23,7 @@ import numpy as np
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.values import rel_problem
-from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.errors import MetricError, check_choice
 from pytest_tempoeval.metrics.llm_judgments import Judge, JudgmentRequest, judged
 from pytest_tempoeval.metrics.results import MetricResult
 
@@ -128,8 +128,7 @@ def judge_agreement(
     gold: GoldSet, judge: Judge, mode: str = "graded", *, rel: int = 1
 ) -> AgreementResult:
     """Cohen's kappa between ``judge`` and the gold grades, over every judged pair with texts."""
-    if mode not in AGREEMENT_MODES:
-        raise MetricError(f"unknown agreement mode {mode!r}; choose one of: graded, binary")
+    check_choice("agreement mode", mode, AGREEMENT_MODES, MetricError)
     if not isinstance(gold, GoldSet):
         raise MetricError(f"gold must be a GoldSet, got {type(gold).__name__}")
     problem = rel_problem(rel)
@@ -177,11 +176,11 @@ def judge_agreement(
             disagreements.append((query_id, doc_id, ours, theirs))
     disagreements.sort(key=lambda pair: (-abs(position[pair[2]] - position[pair[3]]), pair[:2]))
     result = AgreementResult(
-        "judge_agreement",
-        None,
-        mode,
-        per_pair,
-        excluded,
+        name="judge_agreement",
+        k=None,
+        mode=mode,
+        per_query=per_pair,
+        excluded=excluded,
         extra={
             "judge_model": getattr(judge, "model", None),
             "kappa_weights": weights or "none",
@@ -208,11 +207,11 @@ def _unjudged(
 ) -> AgreementResult:
     """The result of an agreement a dry run judged nothing of."""
     result = AgreementResult(
-        "judge_agreement",
-        None,
-        mode,
-        {},
-        excluded,
+        name="judge_agreement",
+        k=None,
+        mode=mode,
+        per_query={},
+        excluded=excluded,
         extra={"judge_model": getattr(judge, "model", None), "rel": rel, "pairs": 0},
         gold=gold,
         measure=f"judge_agreement({mode})",

@@ -1,20 +1,27 @@
 """Scoring measures by name: ``evaluate(run, gold, ["nDCG@10", "P(rel=2)@5"])``.
 
-Each measure string is parsed (:mod:`.measures`) and scored by its metric function
-(:mod:`.functions`), so a measure by name and the function called directly give the same result.
+Each measure string is parsed (:mod:`.measures`) and scored by its spec (:mod:`.scoring`), as its
+metric function (:mod:`.functions`) is, so a measure by name and the function called directly give
+the same result.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics import functions
-from pytest_tempoeval.metrics.functions import GoldLike, RunLike
 from pytest_tempoeval.metrics.llm_judgments import Judge
-from pytest_tempoeval.metrics.measures import FUNCTION_GAIN, Measure, parse_measure
+from pytest_tempoeval.metrics.measures import Measure, parse_measure
 from pytest_tempoeval.metrics.results import MetricResult
+from pytest_tempoeval.metrics.scoring import (
+    ALL_RANKS,
+    Cutoff,
+    GoldLike,
+    RunLike,
+    as_gold_set,
+    as_run,
+    compute,
+)
 
 
 def evaluate(
@@ -35,7 +42,7 @@ def evaluate(
     parsed = {str(text) if isinstance(text, Measure) else text: _parsed(text) for text in measures}
     if not parsed:
         raise MetricError("no measures given; e.g. evaluate(run, gold, ['nDCG@10', 'P@5'])")
-    gold, run = functions.as_gold_set(gold), functions.as_run(run)  # load once for them all
+    gold, run = as_gold_set(gold), as_run(run)  # load once for them all
     return {
         text: score(
             measure, run, gold, judge=judge, strict=strict, fail_on_excluded=fail_on_excluded
@@ -53,19 +60,13 @@ def score(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
 ) -> MetricResult:
-    """One measure's result: ``score("nDCG@10", run, gold)``."""
+    """One measure's result: ``score("nDCG@10", run, gold)``. Scored as its function scores it
+    (the same spec, :func:`.scoring.compute`), with the parameters as the functions spell them."""
     parsed = _parsed(measure)
-    family, params = parsed.family, dict(parsed.params)
-    options: dict[str, Any] = {"strict": strict, "fail_on_excluded": fail_on_excluded}
-    if "gain" in params:
-        options["gain"] = FUNCTION_GAIN[params.pop("gain")]
-    if "mode" in params and parsed.param("mode") == "llm":
-        options["judge"] = judge
-    options.update(params)
-    k: int | str | None = parsed.cutoff
-    if k is None and family.whole_ranking:
-        k = functions.ALL_RANKS
-    return getattr(functions, family.function)(run, gold, k, **options)
+    spec = parsed.family
+    values = {key: spec.param(key).value(word) for key, word in parsed.params}
+    k: Cutoff = ALL_RANKS if parsed.cutoff is None and spec.whole_ranking else parsed.cutoff
+    return compute(spec, run, gold, k, strict, fail_on_excluded, judge=judge, **values)
 
 
 def assert_measure(

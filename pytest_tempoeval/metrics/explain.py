@@ -28,10 +28,11 @@ class QueryExplanation:
 class Explained(Protocol):
     """What an explanation reads of a result (a MetricResult)."""
 
-    label: str
     mode: str
     k: int | None
 
+    @property
+    def label(self) -> str: ...
     @property
     def per_query(self) -> Mapping[str, float]: ...
     @property

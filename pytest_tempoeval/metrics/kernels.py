@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from pytest_tempoeval.metrics import specs
+
 
 def discounts(depth: int) -> np.ndarray:
     """1 / log2(rank + 1) for ranks 1..depth: the seed formula's and trec_eval's discount."""
     return 1.0 / np.log2(np.arange(2, depth + 2, dtype=np.float64))
 
 
-GAINS = ("linear", "exponential")
+GAINS = specs.GAINS  # the gains gain_values knows
 # Exponential gains of a query are scaled so that its largest is at most 2**_EXP_CEILING: 2**rel
 # overflows a float beyond 2**1023 (grades go up to 1,000,000), and a sum of a million such gains
 # stays far below that.

@@ -8,6 +8,8 @@ cassettes miss on purpose.
 
 import re
 
+from pytest_tempoeval.errors import check_choice
+
 GRADED_RELEVANCE_PROMPT = """## Task
 Rate the temporal relevance of this document to the query on a scale of 0-4.
 
@@ -85,8 +87,7 @@ def _prepared(query: str, document: str, style: str) -> tuple[str, str]:
     ``style="delimited"`` both fenced, so that a heading or a quote inside them is text, not part
     of the prompt's structure. ``"seed"`` (the default) is the metric pages' prompt, word for word.
     """
-    if style not in PROMPT_STYLES:
-        raise ValueError(f"prompt style must be one of {', '.join(PROMPT_STYLES)}, got {style!r}")
+    check_choice("prompt style", style, PROMPT_STYLES)  # ValueError
     if len(document) > MAX_DOCUMENT_CHARS:
         document = (
             document[:MAX_DOCUMENT_CHARS]

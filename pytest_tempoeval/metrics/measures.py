@@ -10,124 +10,38 @@ Grammar::
 
 A :class:`Measure` prints in one canonical form: parameters at their default are left out, the
 rest sorted by key. ``str(parse_measure(text))`` parses back to the same measure. This module only
-reads and writes names; :mod:`.evaluate` scores them.
+reads and writes names; :mod:`.evaluate` scores them. The names, their parameters, aliases and
+trec_eval names come from the specs (:mod:`.specs`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from pytest_tempoeval.data.values import rel_problem
-from pytest_tempoeval.errors import MetricError, closest_match
+from pytest_tempoeval.errors import MetricError, check_choice, closest_match
+from pytest_tempoeval.metrics.specs import GAIN, SPEC, SPECS, Family, Param, ParamValue
 
 _BOOLEANS = {"true": True, "false": False}
 
-
-@dataclass(frozen=True)
-class Family:
-    """One measure family: its canonical name, the function that scores it, its parameters with
-    their defaults, and what a missing cutoff means."""
-
-    name: str
-    function: str  # the name of its function in metrics.functions
-    params: dict[str, Any]  # key -> default (its type is the default's type)
-    whole_ranking: bool  # no cutoff: the whole ranking (AP, RR) rather than the default k (P@10)
-    choices: dict[str, tuple[str, ...]]  # keys whose values are words, and the words allowed
-    summary: str
-
-
-_FAMILIES = (
-    Family(
-        "nDCG",
-        "ndcg",
-        {"gain": "linear", "judged_only": False},
-        True,
-        {"gain": ("linear", "exp")},
-        "nDCG over graded judgments (trec_eval ndcg, ndcg_cut)",
-    ),
-    Family("P", "precision", {"rel": 1}, False, {}, "precision at k (trec_eval P)"),
-    Family("R", "recall", {"rel": 1}, True, {}, "recall (trec_eval recall)"),
-    Family("AP", "average_precision", {"rel": 1}, True, {}, "average precision (map, map_cut)"),
-    Family("RR", "mrr", {"rel": 1}, True, {}, "reciprocal rank (recip_rank)"),
-    Family("Success", "success", {"rel": 1}, False, {}, "1 if a relevant document is in the top k"),
-    Family("Judged", "judged", {}, False, {}, "share of the top k that carry a judgment"),
-    Family(
-        "T-nDCG",
-        "temporal_ndcg",
-        {"mode": "focus_time", "gain": "linear"},
-        False,
-        {"mode": ("focus_time", "gold", "llm"), "gain": ("linear", "exp")},
-        "temporal nDCG",
-    ),
-    Family(
-        "T-P",
-        "temporal_precision",
-        {"mode": "focus_time", "threshold": 0.0},
-        False,
-        {"mode": ("focus_time", "llm")},
-        "temporal precision",
-    ),
-    Family(
-        "T-R",
-        "temporal_recall",
-        {"mode": "focus_time", "threshold": 0.0},
-        False,
-        {"mode": ("focus_time",)},
-        "temporal recall",
-    ),
-    Family(
-        "T-RR",
-        "temporal_mrr",
-        {"mode": "focus_time", "threshold": 0.0},
-        True,
-        {"mode": ("focus_time",)},
-        "reciprocal rank of the first temporally relevant document",
-    ),
-    Family(
-        "T-AP",
-        "temporal_map",
-        {"mode": "focus_time", "threshold": 0.0},
-        True,
-        {"mode": ("focus_time",)},
-        "temporal average precision",
-    ),
-)
-FAMILIES = {family.name: family for family in _FAMILIES}
-# Other spellings users write; they parse to the canonical family.
+FAMILIES: dict[str, Family] = SPEC  # canonical name -> its spec (its old name: a family)
+# Other spellings users write, and the function names; they parse to the canonical name.
 ALIASES = {
-    "NDCG": "nDCG",
-    "ndcg": "nDCG",
-    "MRR": "RR",
-    "MAP": "AP",
-    "map": "AP",
-    "Precision": "P",
-    "Recall": "R",
-    "recip_rank": "RR",
-    "T-NDCG": "T-nDCG",
-    "T-MRR": "T-RR",
-    "T-MAP": "T-AP",
-    **{family.function: family.name for family in _FAMILIES},  # temporal_ndcg, precision, ...
+    **{alias: spec.name for spec in SPECS for alias in spec.aliases},
+    **{spec.function: spec.name for spec in SPECS},  # temporal_ndcg, precision, ...
 }
-# ir_measures' nDCG(dcg=...) spelling of the gain.
-_DCG_GAINS = {"log2": "linear", "exp-log2": "exp"}
-# The gain's names in the metric functions (``gain="exponential"``).
-FUNCTION_GAIN = {"linear": "linear", "exp": "exponential"}
+# The gain's names in the metric functions (``gain="exponential"``), by the word of a name.
+FUNCTION_GAIN = {str(GAIN.word(value)): value for value in GAIN.choices}
 
-# trec_eval's measure names (``P_5``, ``ndcg_cut_10``), and the family each one is.
+# trec_eval's measure names (``P_5``, ``ndcg_cut_10``, ``map``), and the measure each one is.
 _FROM_TREC_EVAL = {
-    "P": "P",
-    "recall": "R",
-    "map": "AP",
-    "map_cut": "AP",
-    "recip_rank": "RR",
-    "ndcg": "nDCG",
-    "ndcg_cut": "nDCG",
-    "success": "Success",
+    **{spec.trec_eval: spec.name for spec in SPECS if spec.trec_eval},
+    **{spec.trec_eval_whole: spec.name for spec in SPECS if spec.trec_eval_whole},
 }
+_CUT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval)
+_WHOLE_NAMES = "|".join(spec.trec_eval_whole for spec in SPECS if spec.trec_eval_whole)
 _TREC_EVAL_NAME = re.compile(
-    r"(?P<name>P|recall|map_cut|ndcg_cut|success)[_.](?P<cutoff>\d+)|(?P<whole>map|ndcg|recip_rank)"
+    rf"(?P<name>{_CUT_NAMES})[_.](?P<cutoff>\d+)|(?P<whole>{_WHOLE_NAMES})"
 )
 
 
@@ -135,16 +49,10 @@ def trec_eval_name(measure: Measure) -> str | None:
     """trec_eval's name for a measure it has at its default parameters (``P_5``), else None."""
     if measure.params:
         return None
-    names = {"P": "P", "R": "recall", "Success": "success"}
-    cut = {"AP": ("map", "map_cut"), "nDCG": ("ndcg", "ndcg_cut"), "RR": ("recip_rank", None)}
-    if measure.name in names and measure.cutoff is not None:
-        return f"{names[measure.name]}_{measure.cutoff}"
-    if measure.name in cut:
-        whole, cutoff = cut[measure.name]
-        if measure.cutoff is None:
-            return whole
-        return f"{cutoff}_{measure.cutoff}" if cutoff else None
-    return None
+    spec = measure.family
+    if measure.cutoff is None:
+        return spec.trec_eval_whole
+    return f"{spec.trec_eval}_{measure.cutoff}" if spec.trec_eval else None
 
 
 _MEASURE = re.compile(
@@ -157,14 +65,14 @@ class Measure:
     """A parsed measure: its family, its non-default parameters (sorted), and its cutoff."""
 
     name: str
-    params: tuple[tuple[str, Any], ...] = ()
+    params: tuple[tuple[str, ParamValue], ...] = ()
     cutoff: int | None = None
 
     @property
     def family(self) -> Family:
         return FAMILIES[self.name]
 
-    def param(self, key: str) -> Any:
+    def param(self, key: str) -> ParamValue:
         """The parameter's value, or its default."""
         return dict(self.params).get(key, self.family.params[key])
 
@@ -175,7 +83,7 @@ class Measure:
         return text if self.cutoff is None else f"{text}@{self.cutoff}"
 
 
-def measure_of(name: str, cutoff: int | None, **params: Any) -> Measure:
+def measure_of(name: str, cutoff: int | None, **params: ParamValue) -> Measure:
     """The measure a metric function computed: ``measure_of("P", 5, rel=2)``."""
     family = FAMILIES[name]
     kept = tuple(
@@ -244,21 +152,21 @@ def _family(name: str, text: str) -> Family:
     return FAMILIES[canonical]
 
 
-def _params(body: str | None, family: Family, text: str) -> dict[str, Any]:
-    params: dict[str, Any] = {}
+def _params(body: str | None, family: Family, text: str) -> dict[str, ParamValue]:
+    params: dict[str, ParamValue] = {}
     if body is None or not body.strip():
         return params
+    # Keys of other tools' spelling of a parameter: ir_measures' nDCG(dcg='exp-log2').
+    foreign = {param.foreign[0]: param for param in family.all_params if param.foreign}
     for part in body.split(","):
         key, equals, raw = (piece.strip() for piece in part.partition("="))
         if not equals or not key or not raw:
             raise MetricError(f"measure {text!r}: expected key=value, got {part.strip()!r}")
-        value: Any = raw.strip("'\"")
-        if family.name == "nDCG" and key == "dcg":  # ir_measures: nDCG(dcg='exp-log2')
-            if value not in _DCG_GAINS:
-                raise MetricError(
-                    f"measure {text!r}: dcg must be one of {', '.join(_DCG_GAINS)}, got {value!r}"
-                )
-            key, value = "gain", _DCG_GAINS[value]
+        word = raw.strip("'\"")
+        if key in foreign:
+            param, words = foreign[key], foreign[key].foreign[1]  # type: ignore[index]
+            word = words[check_choice(f"measure {text!r}: {key}", word, words, MetricError)]
+            key = param.name
         if key not in family.params:
             allowed = ", ".join(family.params) or "none"
             close = closest_match(key, family.params)
@@ -269,31 +177,25 @@ def _params(body: str | None, family: Family, text: str) -> dict[str, Any]:
             )
         if key in params:
             raise MetricError(f"measure {text!r}: parameter {key!r} is given twice")
-        params[key] = _value(key, value, family, text)
-        problem = rel_problem(params[key]) if key == "rel" else None
-        if problem is not None:
-            raise MetricError(f"measure {text!r}: {problem}")
+        params[key] = _value(family.param(key), word, text)
     return params
 
 
-def _value(key: str, raw: str, family: Family, text: str) -> Any:
-    default = family.params[key]
-    try:
-        if isinstance(default, bool):
-            return _BOOLEANS[raw.lower()]
-        if isinstance(default, int):
-            return int(raw)
-        if isinstance(default, float):
-            return float(raw)
-    except (KeyError, ValueError):
-        kind = {bool: "true or false", int: "an integer", float: "a number"}[type(default)]
-        raise MetricError(f"measure {text!r}: {key} must be {kind}, got {raw!r}") from None
-    choices = family.choices.get(key, ())
-    if raw not in choices:
-        raise MetricError(
-            f"measure {text!r}: {key} must be one of {', '.join(choices)}, got {raw!r}"
+def _value(param: Param, raw: str, text: str) -> ParamValue:
+    """A parameter's value as a measure name writes it, read and checked."""
+    if param.choices:
+        return check_choice(
+            f"measure {text!r}: {param.name}", raw, param.measure_choices, MetricError
         )
-    return raw
+    try:
+        value: ParamValue = _BOOLEANS[raw.lower()] if param.type is bool else param.type(raw)
+    except (KeyError, ValueError):
+        kind = {bool: "true or false", int: "an integer", float: "a number"}[param.type]
+        raise MetricError(f"measure {text!r}: {param.name} must be {kind}, got {raw!r}") from None
+    problem = param.check(value) if param.check is not None else None
+    if problem is not None:
+        raise MetricError(f"measure {text!r}: {problem}")
+    return value
 
 
 def _cutoff(raw: str | None, text: str) -> int | None:
@@ -304,6 +206,6 @@ def _cutoff(raw: str | None, text: str) -> int | None:
     return int(raw)
 
 
-def _format(value: Any) -> str:
+def _format(value: ParamValue) -> str:
     # repr: a float prints the shortest text that reads back as the same float; True as ir_measures
     return repr(value) if isinstance(value, (bool, float)) else str(value)

@@ -70,7 +70,7 @@ GOLD_READS = {
 IdealDocuments = Callable[[int, int, bool], list[tuple[str, float]]]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class Relevance:
     """Relevance of a run's top ``depth`` documents for every gold query (rows in gold order)."""
 
@@ -135,16 +135,16 @@ def gold_relevance(
     if first_relevant_only and depth > _FIRST_PASS_RANKS and grades.size > 0:
         none = np.zeros((len(judgments.keys), 0))
         return Relevance(
-            judgments.keys,
-            none.astype(np.int64),
-            none,
-            none.astype(bool),
-            none.astype(bool),
-            none,
-            n_relevant,
-            excluded,
-            run_of_gold(run, gold) < 0,
-            lambda position, n, binary: [],
+            query_ids=judgments.keys,
+            rows=none.astype(np.int64),
+            relevance=none,
+            known=none.astype(bool),
+            relevant=none.astype(bool),
+            ideal=none,
+            n_relevant=n_relevant,
+            excluded=excluded,
+            missing=run_of_gold(run, gold) < 0,
+            ideal_documents=lambda position, n, binary: [],
             complete=lambda: gold_relevance(run, gold, depth, relevance_level, need_ideal),
             first_relevant=_first_relevant_ranks(run, gold, depth, relevant_grades),
         )
@@ -175,16 +175,16 @@ def gold_relevance(
         return [(doc, 1.0 if binary else float(-grade)) for grade, doc in best[:n]]
 
     return Relevance(
-        judgments.keys,
-        rows,
-        relevance,
-        known,
-        relevant,
-        ideal,
-        n_relevant,
-        excluded,
-        run_of_gold(run, gold) < 0,
-        ideal_documents,
+        query_ids=judgments.keys,
+        rows=rows,
+        relevance=relevance,
+        known=known,
+        relevant=relevant,
+        ideal=ideal,
+        n_relevant=n_relevant,
+        excluded=excluded,
+        missing=run_of_gold(run, gold) < 0,
+        ideal_documents=ideal_documents,
         negative=negative,
     )
 
@@ -331,16 +331,16 @@ def focus_time_relevance(
         return [(doc, 1.0 if binary else GRADE_SCALE * -value) for value, doc in best[:n]]
 
     return Relevance(
-        gold.query_ids,
-        rows,
-        relevance,
-        known,
-        relevant,
-        ideal,
-        n_relevant,
-        excluded,
-        run_of_gold(run, gold) < 0,
-        ideal_documents,
+        query_ids=gold.query_ids,
+        rows=rows,
+        relevance=relevance,
+        known=known,
+        relevant=relevant,
+        ideal=ideal,
+        n_relevant=n_relevant,
+        excluded=excluded,
+        missing=run_of_gold(run, gold) < 0,
+        ideal_documents=ideal_documents,
     )
 
 
@@ -403,17 +403,17 @@ def llm_relevance(
         return [(doc, 1.0 if binary else float(-value)) for value, doc in sorted(graded_docs)[:n]]
 
     return Relevance(
-        gold.query_ids,
-        rows,
-        relevance,
-        known,
-        relevance >= 1,
-        -np.sort(-relevance, axis=1),
-        (relevance >= 1).sum(axis=1),
-        excluded,
-        run_of_gold(run, gold) < 0,
-        ideal_documents,
-        getattr(judge, "model", None),
+        query_ids=gold.query_ids,
+        rows=rows,
+        relevance=relevance,
+        known=known,
+        relevant=relevance >= 1,
+        ideal=-np.sort(-relevance, axis=1),
+        n_relevant=(relevance >= 1).sum(axis=1),
+        excluded=excluded,
+        missing=run_of_gold(run, gold) < 0,
+        ideal_documents=ideal_documents,
+        judge_model=getattr(judge, "model", None),
         notes={
             position: f"{count} document{'s' if count > 1 else ''} longer than "
             f"{MAX_DOCUMENT_CHARS:,} characters, cut for the judge"

@@ -25,7 +25,12 @@ from pytest_tempoeval.metrics.explain import (
 )
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
-_OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
 
 
 class QueryScores(Mapping[str, float]):
@@ -38,7 +43,8 @@ class QueryScores(Mapping[str, float]):
 
     @property
     def counted_scores(self) -> list[float]:
-        return self._scores[self._counted].tolist()
+        scores: list[float] = self._scores[self._counted].tolist()
+        return scores
 
     def _as_dict(self) -> dict[str, float]:
         if self._dict is None:
@@ -56,7 +62,7 @@ class QueryScores(Mapping[str, float]):
         return int(self._counted.sum()) if self._dict is None else len(self._dict)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Details:
     per_query: Mapping[str, float]
     excluded: dict[str, str]
@@ -83,12 +89,15 @@ class MetricResult(float):
     measure: str
     k: int | None
     mode: str
+    fail_on_excluded: bool | None  # None: the session's policy decides
+    _details: _Details
     # Why nothing was judged: a judged call a dry run stopped (the plugin skips its test). Its
     # comparisons hold and record nothing, so the test goes on to its other judged calls.
     judge_dry_run = ""
 
     def __new__(
         cls,
+        *,
         name: str,
         k: int | None,
         mode: str,
@@ -118,10 +127,15 @@ class MetricResult(float):
         self.measure = measure or (f"{name}@{k}" if k is not None else name)
         self.fail_on_excluded = fail_on_excluded  # None: the session's policy decides
         self._details = _Details(
-            per_query, dict(excluded or {}), explain_query, dict(extra or {}), gold, judged
+            per_query=per_query,
+            excluded=dict(excluded or {}),
+            explain_query=explain_query,
+            extra=dict(extra or {}),
+            gold=gold,
+            judged=judged,
+            later_extra=later_extra,
+            some_known=some_known,
         )
-        self._details.later_extra = later_extra
-        self._details.some_known = some_known
         return self
 
     # -- data -------------------------------------------------------------------------------------
@@ -209,23 +223,21 @@ class MetricResult(float):
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        details = self._details
-        arguments = (
-            self.name,
-            self.k,
-            self.mode,
-            self.per_query,
-            details.excluded,
-            None,
-            self.extra,
-            None,
-            self.fail_on_excluded,
-            self.measure,
-            self.judged,
-            float(self),
-        )
+        # Its data, without what cannot cross a process (the explainer, the gold set).
+        arguments = {
+            "name": self.name,
+            "k": self.k,
+            "mode": self.mode,
+            "per_query": self.per_query,
+            "excluded": self._details.excluded,
+            "extra": self.extra,
+            "fail_on_excluded": self.fail_on_excluded,
+            "measure": self.measure,
+            "judged": self.judged,
+            "value": float(self),
+        }
         state = {key: value for key, value in vars(self).items() if key != "_details"}
-        return (type(self), arguments, state)
+        return (_rebuilt, (type(self), arguments), state)
 
     # -- explanations (text in :mod:`.explain`) ---------------------------------------------------
 
@@ -268,11 +280,12 @@ class MetricResult(float):
         some_known = self._details.some_known
         if some_known is not None and some_known():  # usually: the unknown ids are not counted
             return False
-        retrieved = self.extra.get("run_retrieved_ids", 0)
+        retrieved: int = self.extra.get("run_retrieved_ids", 0)
         if some_known is not None:
             return retrieved > 0
         # a result rebuilt from its data: what its counts say
-        return 0 < self.extra.get("unknown_ids", 0) == self.extra.get("retrieved_ids") == retrieved
+        unknown: int = self.extra.get("unknown_ids", 0)
+        return 0 < unknown == self.extra.get("retrieved_ids") == retrieved
 
     def exclusion_failure(self) -> str | None:
         """With ``fail_on_excluded`` (the call's, else ini ``tempoeval_fail_on_excluded``), what
@@ -341,7 +354,7 @@ class MetricResult(float):
         if self.judge_dry_run:  # no score: the test is skipped when it ends
             return True
         self._comparable(op, other)
-        return self._compare(op, other, _OPERATORS[op](float(self), _plain(other)))
+        return self._compare(op, other, _OPERATORS[op](float(self), _plain(other)))  # type: ignore[arg-type]
 
     def __lt__(self, other: object) -> bool:
         return self._check("<", other)
@@ -363,6 +376,11 @@ class MetricResult(float):
         explanation: ``assert_temporal_ndcg(...) >= 0.8`` works as a bare statement."""
         self.raise_on_failure = True
         return self
+
+
+def _rebuilt(cls: type[MetricResult], arguments: dict[str, Any]) -> MetricResult:
+    """A pickled result (xdist), rebuilt by keyword."""
+    return cls(**arguments)
 
 
 def assertrepr_compare(op: str, left: Any, right: Any, verbose: int) -> list[str] | None:

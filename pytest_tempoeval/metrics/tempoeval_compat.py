@@ -25,12 +25,13 @@ import numpy as np
 
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.values import check_k
-from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.errors import MetricError, check_choice
 from pytest_tempoeval.metrics import kernels
 from pytest_tempoeval.metrics.focus_index import GRADE_SCALE
 from pytest_tempoeval.metrics.llm_judgments import ask_strictly, read_grade, read_verdict
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
 from pytest_tempoeval.metrics.results import MetricResult
+from pytest_tempoeval.metrics.specs import GAINS
 
 _QUERY = "q"  # the one query a seed-style call is about
 
@@ -85,9 +86,7 @@ class TemporalNDCG(_SeedMetric):
         llm: Any = None,
     ) -> None:
         super().__init__(use_focus_time, use_llm, llm)
-        if gain not in kernels.GAINS:
-            raise MetricError(f"unknown gain {gain!r}; choose 'linear' or 'exponential'")
-        self.gain = gain
+        self.gain = check_choice("gain", gain, GAINS, MetricError)
 
     async def acompute(
         self,
@@ -180,8 +179,8 @@ class TemporalPrecision(_SeedMetric):
 
 def _single(name: str, k: int, mode: str, score: float | None, reason: str) -> MetricResult:
     if score is None:
-        return MetricResult(name, k, mode, {}, {_QUERY: reason})
-    return MetricResult(name, k, mode, {_QUERY: score})
+        return MetricResult(name=name, k=k, mode=mode, per_query={}, excluded={_QUERY: reason})
+    return MetricResult(name=name, k=k, mode=mode, per_query={_QUERY: score})
 
 
 def _focus_inputs(qft: Any, dfts: Any) -> tuple[FocusTime, list[FocusTime]]:

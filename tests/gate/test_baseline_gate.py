@@ -210,10 +210,10 @@ def result_for(values: list[float], judge_model: str | None = None, metric: str 
     from pytest_tempoeval import MetricResult
 
     return MetricResult(
-        metric,
-        10,
-        "llm",
-        scores(values),
+        name=metric,
+        k=10,
+        mode="llm",
+        per_query=scores(values),
         extra={"judge_model": judge_model} if judge_model else {},
     )
 

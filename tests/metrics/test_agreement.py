@@ -150,5 +150,7 @@ def test_agreement_that_cannot_be_measured_is_an_error() -> None:
             GoldSet.from_dict({"version": 1, "queries": [{"id": "q", "relevant": {"d": 1}}]}),
             ScriptedJudge({}),
         )
-    with pytest.raises(MetricError, match="unknown agreement mode"):
+    with pytest.raises(
+        MetricError, match="^agreement mode must be one of graded, binary, got 'ordinal'$"
+    ):
         judge_agreement(GOLD, ScriptedJudge(ANSWERS), mode="ordinal")

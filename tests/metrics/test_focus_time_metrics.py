@@ -140,8 +140,9 @@ def test_result_with_no_counted_query_refuses_comparisons() -> None:
     [
         ({"k": 0}, "k must be a positive integer"),
         ({"k": -3}, "k must be a positive integer"),
-        ({"mode": "fuzzy"}, "unknown mode 'fuzzy'"),
-        ({"gain": "cubic"}, "unknown gain 'cubic'"),
+        ({"mode": "fuzzy"}, "^mode must be one of focus_time, gold, llm, got 'fuzzy'$"),
+        ({"gain": "cubic"}, "^gain must be one of linear, exponential, got 'cubic'$"),
+        ({"gain": "exponentail"}, r"got 'exponentail' \(did you mean 'exponential'\?\)"),
     ],
 )
 def test_bad_arguments(kwargs: dict, message: str) -> None:

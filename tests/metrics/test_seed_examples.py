@@ -146,7 +146,7 @@ def test_no_relevant_document_is_nan_and_refuses_comparison() -> None:
 @pytest.mark.parametrize("op", [operator.lt, operator.le, operator.gt, operator.ge])
 def test_a_counted_nan_score_refuses_comparison_naming_the_query(op) -> None:
     # Before: NaN >= 0.5 was False and NaN <= 0.5 too; now neither passes nor fails silently.
-    result = MetricResult("ndcg", 10, "gold", {"q1": 0.5, "q2": math.nan})
+    result = MetricResult(name="ndcg", k=10, mode="gold", per_query={"q1": 0.5, "q2": math.nan})
     with pytest.raises(MetricError, match=r"is NaN, so it cannot be compared: .*: 1 \('q2'\)"):
         op(result, 0.5)
 

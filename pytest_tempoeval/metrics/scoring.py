@@ -1,0 +1,331 @@
+"""The scoring engine: one :class:`~.specs.MeasureSpec` and a call's arguments to a
+:class:`~.results.MetricResult`. Every public metric function (:mod:`.functions`) and every
+measure by name (:mod:`.evaluate`) is scored here.
+
+A call goes: the arguments checked against the spec, the run and gold set normalised
+(:func:`inputs`), the :class:`~.relevance.Relevance` of the mode built, the spec's kernel called
+with the arrays its parameters name (:data:`_KERNEL_INPUTS`), the queries it cannot score left
+out, and the result packaged with what its explanations and counts need.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from pytest_tempoeval.constants import DEFAULT_K
+from pytest_tempoeval.data.goldset import GoldSet
+from pytest_tempoeval.data.run import Run
+from pytest_tempoeval.data.values import check_k
+from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.metrics import kernels
+from pytest_tempoeval.metrics.alignment import (
+    check_no_ignored_queries,
+    ignored_run_queries,
+    knows_some_id,
+    retrieved_count,
+    scored_run,
+    short_rankings,
+    unknown_ids,
+)
+from pytest_tempoeval.metrics.explain import QueryExplanation
+from pytest_tempoeval.metrics.llm_judgments import Judge
+from pytest_tempoeval.metrics.measures import measure_of
+from pytest_tempoeval.metrics.relevance import (
+    NO_RELEVANT_REASON,
+    Relevance,
+    focus_time_relevance,
+    gold_relevance,
+    llm_relevance,
+)
+from pytest_tempoeval.metrics.results import MetricResult, QueryScores
+from pytest_tempoeval.metrics.specs import MeasureSpec, Mode, ParamValue
+
+ALL_RANKS: Literal["all"] = (
+    "all"  # k="all": the whole ranking (trec_eval's ndcg, recall, map, recip_rank)
+)
+RunLike = Run | Mapping[str, Any] | str | Path
+Cutoff = int | Literal["all"] | None
+GoldLike = GoldSet | str | Path
+
+
+def compute(
+    spec: MeasureSpec,
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    judge: Judge | None = None,
+    **given: object,
+) -> MetricResult:
+    """``spec`` scored on ``run`` against ``gold``; ``given``: the spec's parameters as the
+    functions take them (``gain="exponential"``, ``rel=2``)."""
+    values = spec.arguments(given)  # TypeError for a name the spec does not declare
+    mode = Mode(str(values.get("mode", Mode.GOLD)))
+    scoring = _deepened(spec, inputs(run, gold, k, strict, fail_on_excluded, spec), k, values)
+    relevance = _relevance(spec, scoring, mode, judge, values, strict)
+    scores, unscorable = _kernel_scores(spec, relevance, scoring, values)
+    excluded = {} if spec.counts_every_query else dict(relevance.excluded)
+    if unscorable is None and spec.needs_relevant:
+        unscorable = relevance.n_relevant == 0
+    for position in np.flatnonzero(unscorable).tolist() if unscorable is not None else ():
+        excluded.setdefault(position, NO_RELEVANT_REASON[mode])
+    measure = str(measure_of(spec.name, scoring.k, **spec.measure_params(values)))
+    return _package(spec, measure, relevance, scoring, mode, scores, excluded)
+
+
+# -- arguments -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """One metric call's inputs, normalised, and what the reports should know about them."""
+
+    run: Run  # as the gold set scores it (BEIR: without documents whose id is the query's)
+    gold: GoldSet
+    k: int | None  # the cutoff asked for (None: the whole ranking)
+    depth: int  # how many ranks to read: k, or the longest ranking
+    notes: dict[str, Any]  # run queries the gold set lacks, identical ids dropped
+    fail_on_excluded: bool | None  # None: the session's policy
+
+
+def inputs(
+    run: RunLike,
+    gold: GoldLike,
+    k: object,
+    strict: bool,
+    fail_on_excluded: bool | None,
+    spec: MeasureSpec,
+) -> Scoring:
+    """Normalise arguments. ``k=None`` reads the default k (the gold set's, else DEFAULT_K), or
+    the whole ranking for a spec without ``function_default_k``. ``k="all"``: the whole ranking,
+    for every measure."""
+    gold, run = as_gold_set(gold), as_run(run)
+    if strict:
+        check_no_ignored_queries(run, gold)
+    notes: dict[str, Any] = {"ignored_run_queries": ignored_run_queries(run, gold)}
+    scored, dropped = scored_run(run, gold)
+    if gold.ignore_identical_ids:
+        notes["identical_ids_dropped"] = len(dropped)
+        notes["identical_ids_judged_relevant"] = sorted(q for q, relevant in dropped if relevant)
+    if k != ALL_RANKS and (spec.function_default_k or k is not None):
+        k = check_k(k if k is not None else gold.k or DEFAULT_K)
+        # The rankings as retrieved (before BEIR's identical-id rule): what the retriever was asked.
+        short = short_rankings(run, gold, k)
+        if short is not None:
+            notes["short_rankings"] = short
+        return Scoring(scored, gold, k, k, notes, fail_on_excluded)
+    depth = max(1, int(scored.table.lengths.max(initial=0)))
+    return Scoring(scored, gold, None, depth, notes, fail_on_excluded)
+
+
+def _deepened(
+    spec: MeasureSpec, scoring: Scoring, k: object, values: Mapping[str, ParamValue]
+) -> Scoring:
+    """The ranks read past k: with ``judged_only`` unjudged documents make room for others (as
+    trec_eval -J), and ``k="all"`` reads as deep as the ideal ranking of every judgment."""
+    whole = k == ALL_RANKS and spec.ideal_from_all_judgments
+    if not (whole or values.get("judged_only")):
+        return scoring
+    longest = int(scoring.run.table.lengths.max(initial=0))
+    judged_most = int(np.diff(scoring.gold.judgments.offsets).max(initial=0))
+    return replace(scoring, depth=max(1, longest, judged_most if whole else scoring.depth))
+
+
+def as_gold_set(gold: GoldLike) -> GoldSet:
+    """A gold set, loaded when given as a path."""
+    if isinstance(gold, GoldSet):
+        return gold
+    if isinstance(gold, (str, Path)):
+        return GoldSet.load(gold)
+    raise MetricError(f"gold must be a GoldSet or the path of one, got {type(gold).__name__}")
+
+
+def as_run(run: RunLike) -> Run:
+    """A run, loaded when given as a path, built when given as a mapping."""
+    if isinstance(run, Run):
+        return run
+    return Run.load(run) if isinstance(run, (str, Path)) else Run(run)
+
+
+# -- relevance and kernels -------------------------------------------------------------------------
+
+
+def _relevance(
+    spec: MeasureSpec,
+    scoring: Scoring,
+    mode: Mode,
+    judge: Judge | None,
+    values: Mapping[str, ParamValue],
+    strict: bool,
+) -> Relevance:
+    """Relevance for the mode. A spec that ``needs_ideal`` gets every known document's relevance
+    (the ideal ranking; in focus_time mode the pool); a ``binary`` one asks an LLM judge for the
+    verdict instead of the 0-4 grade."""
+    run, gold, depth = scoring.run, scoring.gold, scoring.depth
+    if mode == Mode.GOLD:
+        return gold_relevance(
+            run,
+            gold,
+            depth,
+            int(values.get("rel", 1)),
+            need_ideal=spec.needs_ideal,
+            first_relevant_only=spec.first_relevant_only,
+        )
+    if mode == Mode.LLM:
+        return llm_relevance(run, gold, depth, judge, graded=not spec.binary, strict=strict)
+    threshold = float(values.get("threshold", 0.0))
+    return focus_time_relevance(run, gold, depth, threshold, strict, pool=spec.needs_ideal)
+
+
+# What a kernel's parameter gets, by its name (metrics/kernels.py: every kernel names its inputs
+# so). ``k``: the ranks scored. ``gains``/``ideal``: the graded relevance through the spec's gain.
+Graded = Callable[[], tuple[np.ndarray, np.ndarray]]
+_KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], np.ndarray | int]] = {
+    "relevant": lambda relevance, scoring, graded: relevance.relevant,
+    "n_relevant": lambda relevance, scoring, graded: relevance.n_relevant,
+    "first_relevant": lambda relevance, scoring, graded: relevance.first_relevant_ranks(),
+    "known": lambda relevance, scoring, graded: relevance.known,
+    "retrieved": lambda relevance, scoring, graded: relevance.rows >= 0,
+    "gains": lambda relevance, scoring, graded: graded()[0],
+    "ideal": lambda relevance, scoring, graded: graded()[1],
+    "k": lambda relevance, scoring, graded: scoring.k or scoring.depth,
+}
+
+
+def _kernel_scores(
+    spec: MeasureSpec, relevance: Relevance, scoring: Scoring, values: Mapping[str, ParamValue]
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The kernel's per-query scores, and the mask of the queries it cannot score (nDCG: IDCG
+    0), None when it returns scores only."""
+    kernel: Callable[..., np.ndarray | tuple[np.ndarray, np.ndarray]] = getattr(
+        kernels, spec.kernel
+    )
+
+    @functools.cache
+    def graded() -> tuple[np.ndarray, np.ndarray]:
+        scored = relevance.relevance
+        if values.get("judged_only"):  # as trec_eval -J: a negative grade is removed too
+            assert relevance.negative is not None
+            scored = kernels.condensed(scored, relevance.known & ~relevance.negative)
+        return kernels.gain_values(scored, relevance.ideal, str(values.get("gain", "linear")))
+
+    code = kernel.__code__
+    names = code.co_varnames[: code.co_argcount]
+    scores = kernel(*(_KERNEL_INPUTS[name](relevance, scoring, graded) for name in names))
+    return scores if isinstance(scores, tuple) else (scores, None)
+
+
+# -- the result ------------------------------------------------------------------------------------
+
+
+def _package(
+    spec: MeasureSpec,
+    measure: str,
+    relevance: Relevance,
+    scoring: Scoring,
+    mode: Mode,
+    scores: np.ndarray,
+    excluded: dict[int, str],
+) -> MetricResult:
+    ids = relevance.query_ids
+    counted = np.ones(len(ids), dtype=bool)
+    counted[list(excluded)] = False
+    extra: dict[str, Any] = {
+        "missing_queries": int(relevance.missing.sum()),
+        **scoring.notes,
+    }
+    if relevance.judge_model is not None:
+        extra["judge_model"] = relevance.judge_model
+    # A first-relevant-only score (RR, Success) did not look past the first relevant document:
+    # what the counts and explanations need of the rest is joined only if they are asked for.
+    whole = relevance.complete or (lambda: relevance)
+
+    def unjudged() -> dict[str, Any]:
+        full = whole()
+        top = full.rows[:, : scoring.k or full.rows.shape[1]]
+        return {"unjudged": int(((top >= 0) & ~full.known[:, : top.shape[1]]).sum())}
+
+    self_described = mode != Mode.GOLD  # the modes that read texts know a document by its text
+
+    def later() -> dict[str, Any]:  # the ids the gold set does not know: counted when asked for
+        run, gold = scoring.run, scoring.gold
+        unknown = unknown_ids(run, gold, scoring.k or scoring.depth, self_described)
+        unknown["run_retrieved_ids"] = retrieved_count(run, gold)
+        return {**unjudged(), **unknown} if relevance.complete else unknown
+
+    def some_known() -> bool:  # at any rank; the ranks scored first, as they usually answer
+        first = relevance.first_relevant
+        if (first >= 0).any() if first is not None else relevance.known.any():
+            return True
+        return knows_some_id(scoring.run, scoring.gold, self_described)
+
+    def judged() -> QueryScores:
+        return _judged_shares(whole(), scoring)
+
+    judged_shares: QueryScores | Callable[[], QueryScores] | None = None
+    if mode == Mode.GOLD:  # computed now when it is cheap, else when asked for
+        judged_shares = judged if relevance.complete else judged()
+    result = MetricResult(
+        name=spec.function,
+        k=scoring.k,
+        mode=mode.value,
+        per_query=QueryScores(ids, scores, counted),
+        excluded={ids[i]: reason for i, reason in sorted(excluded.items())},
+        explain_query=_explainer(whole, scoring, spec.binary),
+        extra=extra if relevance.complete else {**unjudged(), **extra},
+        gold=scoring.gold,
+        fail_on_excluded=scoring.fail_on_excluded,
+        measure=measure,
+        judged=judged_shares,
+        later_extra=later,
+        some_known=some_known,
+    )
+    result.judge_dry_run = relevance.judge_dry_run
+    return result
+
+
+def _judged_shares(relevance: Relevance, scoring: Scoring) -> QueryScores:
+    """Judged@k of each query the score covers, kept with gold-mode results: a baseline stores it,
+    so the gate can tell fewer judged documents from a worse ranking."""
+    shares = kernels.judged_share(relevance.known, relevance.rows >= 0, scoring.k or scoring.depth)
+    return QueryScores(relevance.query_ids, shares, np.ones(shares.size, dtype=bool))
+
+
+def _explainer(
+    whole: Callable[[], Relevance], scoring: Scoring, binary: bool
+) -> Callable[[str], QueryExplanation]:
+    """What a query retrieved, with the relevance the score used, and the ideal ranking it was
+    measured against (the same one: :attr:`Relevance.ideal_documents`)."""
+    shown = scoring.k or DEFAULT_K
+    table, position_of = scoring.run.table, scoring.gold.query_position
+
+    def explain(query_id: str) -> QueryExplanation:
+        position, relevance = position_of[query_id], whole()
+        retrieved: list[tuple[str, float | None]] = []
+        for rank, row in enumerate(relevance.rows[position, :shown].tolist()):
+            if row < 0:
+                break
+            doc = table.ids_of(slice(row, row + 1))[0]
+            value: float | None = None
+            if relevance.known[position, rank]:
+                value = float(relevance.relevance[position, rank])
+                if binary:
+                    value = 1.0 if relevance.relevant[position, rank] else 0.0
+            retrieved.append((doc, value))
+        ideal = relevance.ideal_documents(position, shown, binary)
+        notes = (
+            ["not in the run: scored as an empty ranking"] if relevance.missing[position] else []
+        )
+        if relevance.notes and position in relevance.notes:
+            notes.append(relevance.notes[position])
+        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes))
+
+    return explain

@@ -1,0 +1,374 @@
+"""Every measure declared once: a :class:`MeasureSpec` with its name, kernel, modes, parameters
+and flags. Model: ir_measures' ``measures/base.py`` (a measure and its ``ParamInfo``) and
+``measures/ndcg.py`` (one declaration per measure).
+
+Derived from the specs, nowhere written out again:
+
+- the measure grammar's names, aliases and trec_eval names (:mod:`.measures`);
+- the public functions' table, ``FUNCTIONS`` (exported by :mod:`pytest_tempoeval.metrics` and
+  :mod:`pytest_tempoeval`, each with its ``assert_`` form);
+- how each function and each measure name is scored (:mod:`.scoring`);
+- the tables of ``docs/measures.md`` (:mod:`.spec_docs`: ``python -m
+  pytest_tempoeval.metrics.spec_docs`` rewrites them, and ``tests/metrics/test_specs.py`` fails
+  when they differ from the specs).
+
+This module sits in the metrics layer and is imported at plugin start-up (through ``FUNCTIONS``),
+so it imports no numpy: a spec names its kernel (a function of :mod:`.kernels`) instead of holding
+it, and :mod:`.scoring` passes the kernel the relevance arrays its parameters name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from typing import SupportsFloat, SupportsIndex
+
+from pytest_tempoeval.errors import MetricError, check_choice
+
+ParamValue = bool | int | float | str
+
+
+class Mode(StrEnum):
+    """How relevance is decided (:mod:`.relevance`). Compares equal to its string."""
+
+    FOCUS_TIME = "focus_time"  # 4 x Jaccard(query focus time, document focus time)
+    GOLD = "gold"  # the gold set's graded judgments
+    LLM = "llm"  # an LLM judge's grade or verdict
+
+
+GAINS = ("linear", "exponential")  # as the functions spell them; a measure name writes exp
+
+
+# The specs are imported at plugin start-up: eq=False (a spec is its identity) spares the
+# generated __eq__ and __hash__, a third of a dataclass's creation time.
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Param:
+    """One parameter of a measure: as a function argument (``gain="exponential"``) and in a
+    measure name (``nDCG(gain=exp)``)."""
+
+    name: str
+    type: type[bool | int | float | str]
+    default: ParamValue  # the function's value (a measure name leaves it out)
+    description: str  # one line, for docs/measures.md
+    choices: tuple[str, ...] = ()  # a word parameter's values, as the functions spell them
+    # A function value a measure name spells another way: {"exponential": "exp"}.
+    words: Mapping[str, str] = field(default_factory=dict)
+    # Another keyword of the functions for it (pytrec_eval's relevance_level for rel). Both
+    # default to None in the signatures, so that a value given twice can be told apart.
+    also: str | None = None
+    # Another key a measure name may use, and its words: ir_measures' nDCG(dcg='exp-log2').
+    foreign: tuple[str, Mapping[str, str]] | None = None
+    check: Callable[[object], str | None] | None = None  # the problem with a value, or None
+
+    @property
+    def measure_choices(self) -> tuple[str, ...]:
+        return tuple(self.words.get(choice, choice) for choice in self.choices)
+
+    @property
+    def measure_default(self) -> ParamValue:
+        return self.word(self.default)
+
+    def word(self, value: ParamValue) -> ParamValue:
+        """``value`` as a measure name writes it."""
+        return self.words.get(value, value) if isinstance(value, str) else value
+
+    def value(self, word: ParamValue) -> ParamValue:
+        """A measure name's ``word`` as the functions take it."""
+        spelled = {measure: function for function, measure in self.words.items()}
+        return spelled.get(word, word) if isinstance(word, str) else word
+
+    def checked(self, value: object) -> ParamValue:
+        """A function argument, checked (:class:`MetricError`) and of the declared type."""
+        if self.choices:
+            return check_choice(self.name, value, self.choices, MetricError)
+        problem = self.check(value) if self.check is not None else None
+        if problem is not None:
+            raise MetricError(problem)
+        return _as_type(self.type, value)
+
+
+def _as_type(kind: type[ParamValue], value: object) -> ParamValue:
+    """A checked value as its declared type: rel=numpy.int64(2) is 2, threshold=0 is 0.0."""
+    if kind is bool:
+        return bool(value)
+    if kind is int and isinstance(value, SupportsIndex):
+        return int(value)
+    if kind is float and isinstance(value, SupportsFloat):
+        return float(value)
+    return str(value)
+
+
+def _rel_problem(rel: object) -> str | None:
+    from pytest_tempoeval.data.values import rel_problem  # at first use: not at plugin start-up
+
+    return rel_problem(rel)
+
+
+def _jaccard_problem(threshold: object) -> str | None:
+    if isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0:
+        return None
+    return f"threshold is a Jaccard similarity in [0, 1), got {threshold!r}"
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class MeasureSpec:
+    """One measure. ``Family`` is its old name, kept as an alias."""
+
+    name: str  # canonical: nDCG, T-P
+    function: str  # its public function in metrics.functions (also an alias of the name)
+    kernel: str  # its kernel in metrics.kernels
+    summary: str  # one line, for docs/measures.md
+    modes: tuple[Mode, ...] = (Mode.GOLD,)  # the first is the default; gold only: no mode=
+    parameters: tuple[Param, ...] = ()  # besides mode, k, strict and fail_on_excluded
+    aliases: tuple[str, ...] = ()  # other spellings users write (MRR for RR)
+    trec_eval: str | None = None  # trec_eval's name with a cutoff: P for P_5 (also P.5)
+    trec_eval_whole: str | None = None  # trec_eval's name without one: map
+    whole_ranking: bool = False  # a name without @k scores the whole ranking, not the default k
+    function_default_k: bool = True  # the function's k=None reads the default k, else all ranks
+    ideal_from_all_judgments: bool = False  # k="all": the ideal ranking from every judgment
+    needs_ideal: bool = False  # relevance of every known document (ideal ranking, pool), too
+    first_relevant_only: bool = False  # gold mode reads each ranking down to its first relevant
+    binary: bool = True  # relevant or not (explanations show 1/0; llm mode asks for a verdict)
+    needs_relevant: bool = False  # a query with nothing relevant is left out of the mean
+    counts_every_query: bool = False  # no query is left out, not even one with nothing relevant
+
+    @property
+    def temporal(self) -> bool:
+        return self.modes != (Mode.GOLD,)
+
+    @property
+    def all_params(self) -> tuple[Param, ...]:
+        """The parameters a measure name takes: ``mode`` first for the temporal measures."""
+        if not self.temporal:
+            return self.parameters
+        mode = Param(
+            name="mode",
+            type=str,
+            default=str(self.modes[0]),
+            choices=tuple(str(mode) for mode in self.modes),
+            description="how relevance is decided: focus_time (4·Jaccard of the query's and the "
+            "document's focus times), gold (the judgments), llm (the judge's; needs judge=)",
+        )
+        return (mode, *self.parameters)
+
+    @property
+    def params(self) -> dict[str, ParamValue]:
+        """Parameter -> its default, as a measure name writes it."""
+        return {param.name: param.measure_default for param in self.all_params}
+
+    @property
+    def choices(self) -> dict[str, tuple[str, ...]]:
+        """Word parameter -> the words a measure name may give it."""
+        return {param.name: param.measure_choices for param in self.all_params if param.choices}
+
+    def param(self, name: str) -> Param:
+        return next(param for param in self.all_params if param.name == name)
+
+    def arguments(self, given: Mapping[str, object]) -> dict[str, ParamValue]:
+        """The function's arguments by parameter name, checked, with ``also`` keywords merged.
+        A name the spec does not declare is a TypeError: a function and its spec disagree."""
+        declared = {name for param in self.all_params for name in (param.name, param.also)}
+        unknown = sorted(set(given) - declared)
+        if unknown:
+            raise TypeError(f"{self.function}() got arguments its spec lacks: {unknown}")
+        values = {}
+        for param in self.all_params:
+            value = given.get(param.name, param.default)
+            if param.also is not None:
+                value = _merged(param, value, given.get(param.also))
+            values[param.name] = param.checked(value)
+        return values
+
+    def measure_params(self, values: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
+        """The parameters of the measure a call computed, as its name writes them."""
+        return {param.name: param.word(values[param.name]) for param in self.all_params}
+
+
+Family = MeasureSpec
+
+
+def _merged(param: Param, value: object, other: object) -> object:
+    if value is not None and other is not None and value != other:
+        raise MetricError(f"{param.name}={value!r} and {param.also}={other!r} disagree; give one")
+    return value if value is not None else other if other is not None else param.default
+
+
+# -- the parameters --------------------------------------------------------------------------------
+
+GAIN = Param(
+    name="gain",
+    type=str,
+    default="linear",
+    choices=GAINS,
+    words={"exponential": "exp"},
+    description="the gain of a grade: linear (rel), or exponential (2^rel − 1; exp in a name)",
+)
+REL = Param(
+    name="rel",
+    type=int,
+    default=1,
+    also="relevance_level",
+    check=_rel_problem,
+    description="the lowest grade that counts as relevant (trec_eval's -l); the functions also "
+    "take it as relevance_level=",
+)
+THRESHOLD = Param(
+    name="threshold",
+    type=float,
+    default=0.0,
+    check=_jaccard_problem,
+    description="the Jaccard overlap above which a document counts as temporally relevant",
+)
+JUDGED_ONLY = Param(
+    name="judged_only",
+    type=bool,
+    default=False,
+    description="unjudged documents (and negative grades) are removed from the ranking first "
+    "(trec_eval's -J)",
+)
+
+# -- the measures ----------------------------------------------------------------------------------
+
+SPECS = (
+    MeasureSpec(
+        name="nDCG",
+        function="ndcg",
+        kernel="ndcg",
+        summary="normalised discounted cumulative gain of the graded judgments",
+        parameters=(
+            replace(GAIN, foreign=("dcg", {"log2": "linear", "exp-log2": "exp"})),
+            JUDGED_ONLY,
+        ),
+        aliases=("NDCG", "ndcg"),
+        trec_eval="ndcg_cut",
+        trec_eval_whole="ndcg",
+        whole_ranking=True,
+        ideal_from_all_judgments=True,
+        needs_ideal=True,
+        binary=False,
+    ),
+    MeasureSpec(
+        name="P",
+        function="precision",
+        kernel="precision",
+        summary="share of the top k that is relevant",
+        parameters=(REL,),
+        aliases=("Precision",),
+        trec_eval="P",
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="R",
+        function="recall",
+        kernel="recall",
+        summary="share of the query's relevant documents in the top k",
+        parameters=(REL,),
+        aliases=("Recall",),
+        trec_eval="recall",
+        whole_ranking=True,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="AP",
+        function="average_precision",
+        kernel="average_precision",
+        summary="mean of the precisions at the ranks of the relevant documents",
+        parameters=(REL,),
+        aliases=("MAP", "map"),
+        trec_eval="map_cut",
+        trec_eval_whole="map",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="RR",
+        function="mrr",
+        kernel="reciprocal_rank",
+        summary="1 / the rank of the first relevant document",
+        parameters=(REL,),
+        aliases=("MRR", "recip_rank"),
+        trec_eval_whole="recip_rank",
+        whole_ranking=True,
+        function_default_k=False,
+        first_relevant_only=True,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="Success",
+        function="success",
+        kernel="success",
+        summary="1 if a relevant document is in the top k, else 0",
+        parameters=(REL,),
+        trec_eval="success",
+        first_relevant_only=True,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="Judged",
+        function="judged",
+        kernel="judged_share",
+        summary="share of the retrieved top k that carries a judgment",
+        binary=False,
+        counts_every_query=True,
+    ),
+    MeasureSpec(
+        name="T-nDCG",
+        function="temporal_ndcg",
+        kernel="ndcg",
+        summary="nDCG of the temporal relevance",
+        modes=(Mode.FOCUS_TIME, Mode.GOLD, Mode.LLM),
+        parameters=(GAIN,),
+        aliases=("T-NDCG",),
+        needs_ideal=True,
+        binary=False,
+    ),
+    MeasureSpec(
+        name="T-P",
+        function="temporal_precision",
+        kernel="precision",
+        summary="share of the top k that is temporally relevant",
+        modes=(Mode.FOCUS_TIME, Mode.LLM),
+        parameters=(THRESHOLD,),
+    ),
+    MeasureSpec(
+        name="T-R",
+        function="temporal_recall",
+        kernel="recall",
+        summary="share of the known temporally relevant documents in the top k",
+        modes=(Mode.FOCUS_TIME,),
+        parameters=(THRESHOLD,),
+        needs_ideal=True,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="T-RR",
+        function="temporal_mrr",
+        kernel="reciprocal_rank",
+        summary="1 / the rank of the first temporally relevant document",
+        modes=(Mode.FOCUS_TIME,),
+        parameters=(THRESHOLD,),
+        aliases=("T-MRR",),
+        whole_ranking=True,
+        function_default_k=False,
+        needs_ideal=True,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="T-AP",
+        function="temporal_map",
+        kernel="average_precision",
+        summary="average precision over the temporally relevant documents",
+        modes=(Mode.FOCUS_TIME,),
+        parameters=(THRESHOLD,),
+        aliases=("T-MAP",),
+        whole_ranking=True,
+        function_default_k=False,
+        needs_ideal=True,
+        needs_relevant=True,
+    ),
+)
+SPEC = {spec.name: spec for spec in SPECS}
+# The public metric functions, in the order of the specs; each also has an ``assert_`` form.
+FUNCTIONS = tuple(spec.function for spec in sorted(SPECS, key=lambda spec: not spec.temporal))
