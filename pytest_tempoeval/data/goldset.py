@@ -8,10 +8,10 @@ same structure as Python data (:meth:`GoldSet.from_dict`), from a TREC qrels fil
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pytest_tempoeval.data.corpus import LazyDocuments
 from pytest_tempoeval.data.focus_time import FocusTime
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     import numpy as np
 
     from pytest_tempoeval.data.columns import Ragged
+    from pytest_tempoeval.data.readers.ir_datasets import IrDatasetLike
+    from pytest_tempoeval.data.readers.records import Records
 
 T = TypeVar("T")
 
@@ -79,7 +81,7 @@ class GoldSet:
         self._judgments: Ragged | None = None
         self._judgment_lines: np.ndarray | None = None
         self._query_texts: Mapping[str, tuple[str | None, FocusTime | None]] = {}
-        self._memo: dict[Hashable, Any] = {}
+        self._memo: dict[Hashable, object] = {}  # key -> what its compute() returned
 
     # -- loading ----------------------------------------------------------------------------------
 
@@ -145,7 +147,9 @@ class GoldSet:
         )
 
     @classmethod
-    def from_ir_datasets(cls, dataset: Any, *, ignore_identical_ids: bool = False) -> GoldSet:
+    def from_ir_datasets(
+        cls, dataset: IrDatasetLike | str, *, ignore_identical_ids: bool = False
+    ) -> GoldSet:
         """Read an ir_datasets dataset: anything with ``docs_iter()``, ``queries_iter()`` and
         ``qrels_iter()``, or a dataset id (needs the ``ir_datasets`` extra; the dataset is
         downloaded by ir_datasets as usual). Documents are read on first access where the dataset
@@ -166,9 +170,9 @@ class GoldSet:
     @classmethod
     def from_records(
         cls,
-        queries: Iterable[Any] = (),
-        qrels: Iterable[Any] = (),
-        documents: Iterable[Any] = (),
+        queries: Records = (),
+        qrels: Records = (),
+        documents: Records = (),
         *,
         name: str | None = None,
         k: int | None = None,
@@ -285,7 +289,7 @@ class GoldSet:
         which the gold set's immutability keeps valid."""
         if key not in self._memo:
             self._memo[key] = compute()
-        return self._memo[key]
+        return cast(T, self._memo[key])  # the key's compute() made it
 
     @cached_property
     def fingerprint(self) -> str:
