@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.data.readers.records import Records
 
 T = TypeVar("T")
+Item = TypeVar("Item", GoldQuery, GoldDocument)
 
 
 class GoldSet:
@@ -355,7 +356,7 @@ class GoldSet:
 _SHORT_HASH = 16  # hex digits: 64 bits
 
 
-def _field(item: GoldQuery | GoldDocument, name: str) -> Any:
+def _field(item: GoldQuery | GoldDocument, name: str) -> object:
     """A query's or document's field as JSON data, for hashing."""
     value = getattr(item, name)
     if name == "relevant":
@@ -363,18 +364,18 @@ def _field(item: GoldQuery | GoldDocument, name: str) -> Any:
     return _as_json(value) if isinstance(value, FocusTime) else value
 
 
-def _short_hash(data: Any) -> str:
+def _short_hash(data: object) -> str:
     import hashlib
 
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:_SHORT_HASH]
 
 
-def _as_json(value: FocusTime | None) -> list[Any] | None:
+def _as_json(value: FocusTime | None) -> list[int | str] | None:
     return None if value is None else value.to_json()
 
 
-def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
-    indexed: dict[str, Any] = {}
+def _index_by_id(items: list[Item], path: str, what: str) -> dict[str, Item]:
+    indexed: dict[str, Item] = {}
     for item in items:
         if item.id in indexed:
             first = _id_line(indexed[item.id])

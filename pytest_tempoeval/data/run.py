@@ -86,7 +86,7 @@ class Run(Mapping[str, list[str]]):
         texts: dict[str, str],
         source: str,
         scored: bool,
-        lines: Any = None,
+        lines: np.ndarray | None = None,
         focus_times: dict[str, FocusTime] | None = None,
     ) -> None:
         self._table = table
@@ -427,7 +427,7 @@ def _run_error(
 
 
 def _table_from_python(
-    rankings: Any, source: str, limit: int | None = None, texts: dict[str, str] | None = None
+    rankings: object, source: str, limit: int | None = None, texts: dict[str, str] | None = None
 ) -> tuple[Ragged, dict[str, str], bool]:
     """Validate rankings given as Python data; the columnar table in trec_eval's order."""
     if not isinstance(rankings, Mapping):
@@ -443,7 +443,7 @@ def _table_from_python(
     texts = {} if texts is None else texts
     scored_query: str | None = None
     unscored_query: str | None = None
-    seen_queries: dict[str, Any] = {}
+    seen_queries: dict[str, object] = {}
     for raw_query, results in rankings.items():
         problem = id_problem(raw_query)
         if problem:
@@ -482,7 +482,7 @@ def _table_from_python(
 
 
 def _read_ranking(
-    query_id: str, results: Any, texts: dict[str, str], source: str
+    query_id: str, results: object, texts: dict[str, str], source: str
 ) -> tuple[list[str], list[float], bool]:
     """Doc ids, their scores (empty when unscored) and whether the ranking is scored."""
     if isinstance(results, Mapping):
@@ -575,7 +575,7 @@ def _read_ranking(
     return docs, scores, bool(scores)
 
 
-def _check_doc_id(value: Any, query_id: str, rank: int, source: str) -> None:
+def _check_doc_id(value: object, query_id: str, rank: int, source: str) -> None:
     problem = id_problem(value)
     if problem:
         raise _run_error(

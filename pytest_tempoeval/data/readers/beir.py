@@ -395,7 +395,7 @@ class _LineIndex:
             for offset in range(0, view.size, chunk)
         ]
         ends = np.concatenate(newlines) if newlines else np.zeros(0, dtype=np.int64)
-        starts = np.concatenate(([0], ends + 1)).astype(np.int64)
+        starts = np.concatenate((np.zeros(1, dtype=np.int64), ends + 1)).astype(np.int64)
         line_starts = starts[starts < max(len(data), 1)]
         index = cls([], dense=False, all_starts=line_starts)
         index.starts = line_starts
