@@ -1,15 +1,81 @@
 """pytest-tempoeval: retrieval regression testing with temporal relevance.
 
 Names are resolved lazily (PEP 562): pytest imports this package whenever the plugin is installed,
-and a suite that never uses it must not pay for numpy.
+and a suite that never uses it must not pay for numpy. A type checker reads the same names from the
+``TYPE_CHECKING`` imports below instead, with their real types (``X as X``: an explicit re-export);
+``tests/test_typing.py`` checks that they match ``_EXPORTS``.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pytest_tempoeval.metrics import FUNCTIONS as METRIC_FUNCTIONS
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.data.focus_time import FocusTime as FocusTime
+    from pytest_tempoeval.data.gold_schema import GoldDocument as GoldDocument
+    from pytest_tempoeval.data.gold_schema import GoldQuery as GoldQuery
+    from pytest_tempoeval.data.goldset import GoldSet as GoldSet
+    from pytest_tempoeval.data.run import Run as Run
+    from pytest_tempoeval.errors import BaselineError as BaselineError
+    from pytest_tempoeval.errors import BaselineRegression as BaselineRegression
+    from pytest_tempoeval.errors import BaselineWarning as BaselineWarning
+    from pytest_tempoeval.errors import FocusTimeError as FocusTimeError
+    from pytest_tempoeval.errors import GoldSetError as GoldSetError
+    from pytest_tempoeval.errors import GoldSetWarning as GoldSetWarning
+    from pytest_tempoeval.errors import InvalidReply as InvalidReply
+    from pytest_tempoeval.errors import JudgeBudgetSpent as JudgeBudgetSpent
+    from pytest_tempoeval.errors import JudgeCassetteError as JudgeCassetteError
+    from pytest_tempoeval.errors import JudgeDryRun as JudgeDryRun
+    from pytest_tempoeval.errors import JudgeError as JudgeError
+    from pytest_tempoeval.errors import MetricError as MetricError
+    from pytest_tempoeval.errors import NoValidAnswer as NoValidAnswer
+    from pytest_tempoeval.errors import RunError as RunError
+    from pytest_tempoeval.errors import RunWarning as RunWarning
+    from pytest_tempoeval.errors import TempoEvalError as TempoEvalError
+    from pytest_tempoeval.gate.baselines import BaselineStore as BaselineStore
+    from pytest_tempoeval.gate.baselines import assert_no_regression as assert_no_regression
+    from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge as AnthropicJudge
+    from pytest_tempoeval.judge.custom import CachedJudge as CachedJudge
+    from pytest_tempoeval.judge.custom import JudgeProvider as JudgeProvider
+    from pytest_tempoeval.metrics.agreement import AgreementResult as AgreementResult
+    from pytest_tempoeval.metrics.agreement import judge_agreement as judge_agreement
+    from pytest_tempoeval.metrics.evaluate import assert_measure as assert_measure
+    from pytest_tempoeval.metrics.evaluate import evaluate as evaluate
+    from pytest_tempoeval.metrics.evaluate import score as score
+    from pytest_tempoeval.metrics.functions import (
+        assert_average_precision as assert_average_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_judged as assert_judged
+    from pytest_tempoeval.metrics.functions import assert_mrr as assert_mrr
+    from pytest_tempoeval.metrics.functions import assert_ndcg as assert_ndcg
+    from pytest_tempoeval.metrics.functions import assert_precision as assert_precision
+    from pytest_tempoeval.metrics.functions import assert_recall as assert_recall
+    from pytest_tempoeval.metrics.functions import assert_success as assert_success
+    from pytest_tempoeval.metrics.functions import assert_temporal_map as assert_temporal_map
+    from pytest_tempoeval.metrics.functions import assert_temporal_mrr as assert_temporal_mrr
+    from pytest_tempoeval.metrics.functions import assert_temporal_ndcg as assert_temporal_ndcg
+    from pytest_tempoeval.metrics.functions import (
+        assert_temporal_precision as assert_temporal_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_temporal_recall as assert_temporal_recall
+    from pytest_tempoeval.metrics.functions import average_precision as average_precision
+    from pytest_tempoeval.metrics.functions import judged as judged
+    from pytest_tempoeval.metrics.functions import mrr as mrr
+    from pytest_tempoeval.metrics.functions import ndcg as ndcg
+    from pytest_tempoeval.metrics.functions import precision as precision
+    from pytest_tempoeval.metrics.functions import recall as recall
+    from pytest_tempoeval.metrics.functions import success as success
+    from pytest_tempoeval.metrics.functions import temporal_map as temporal_map
+    from pytest_tempoeval.metrics.functions import temporal_mrr as temporal_mrr
+    from pytest_tempoeval.metrics.functions import temporal_ndcg as temporal_ndcg
+    from pytest_tempoeval.metrics.functions import temporal_precision as temporal_precision
+    from pytest_tempoeval.metrics.functions import temporal_recall as temporal_recall
+    from pytest_tempoeval.metrics.measures import Measure as Measure
+    from pytest_tempoeval.metrics.measures import parse_measure as parse_measure
+    from pytest_tempoeval.metrics.results import MetricResult as MetricResult
 
 _ERRORS = (
     "TempoEvalError",
@@ -58,13 +124,15 @@ __all__ = sorted(_EXPORTS)  # noqa: PLE0605 (one list of names: the lazy table a
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pytest_tempoeval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # a checker sees the imports above: a name not among them is an error
+
+    def __getattr__(name: str) -> object:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'pytest_tempoeval' has no attribute {name!r}")
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

@@ -13,6 +13,7 @@ import re
 import sys
 import warnings
 from collections.abc import Iterable
+from types import FrameType
 from typing import Self
 
 
@@ -139,7 +140,8 @@ del _error
 def warn(warning: Warning) -> None:
     """Issue ``warning`` at the first frame outside this package: the user's call, not ours."""
     package = os.path.dirname(__file__) + os.sep
-    frame, level = sys._getframe(1), 2  # stacklevel 2: our caller
+    frame: FrameType | None = sys._getframe(1)
+    level = 2  # stacklevel 2: our caller
     while frame is not None and frame.f_code.co_filename.startswith(package):
         frame, level = frame.f_back, level + 1
     warnings.warn(warning, stacklevel=level)

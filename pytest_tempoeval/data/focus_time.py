@@ -14,6 +14,7 @@ import functools
 import numbers
 import re
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from pytest_tempoeval.errors import FocusTimeError
 
@@ -277,7 +278,9 @@ def _intern(focus_time: FocusTime) -> None:
 
 
 # What FocusTime.parse accepts: a FocusTime, a year, a string form, or a collection of these.
-FocusTimeLike = FocusTime | int | str | list | tuple | set | frozenset
+# (A collection's items are checked when read: list and set are invariant, so a list[int] is only
+# a list[Any].)
+FocusTimeLike = FocusTime | int | str | list[Any] | tuple[Any, ...] | set[Any] | frozenset[Any]
 
 
 def _checked_year(value: object, shown: object) -> int:

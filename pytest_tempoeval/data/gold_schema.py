@@ -25,7 +25,7 @@ building one.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -182,7 +182,10 @@ UNDECLARED_SHOWN = 5  # undeclared ids warned about one by one; the rest in one 
 
 
 def warn_undeclared(
-    undeclared: list[tuple[str, str, int | None]], declared: Collection[str], path: str, where: str
+    undeclared: Sequence[tuple[str, str, int | None]],
+    declared: Collection[str],
+    path: str,
+    where: str,
 ) -> None:
     """A GoldSetWarning per judged document the declared ones lack: (query id, doc id, line)."""
     for query_id, doc_id, line in undeclared[:UNDECLARED_SHOWN]:

@@ -8,10 +8,10 @@ same structure as Python data (:meth:`GoldSet.from_dict`), from a TREC qrels fil
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pytest_tempoeval.data.corpus import LazyDocuments
 from pytest_tempoeval.data.focus_time import FocusTime
@@ -31,8 +31,11 @@ if TYPE_CHECKING:
     import numpy as np
 
     from pytest_tempoeval.data.columns import Ragged
+    from pytest_tempoeval.data.readers.ir_datasets import IrDatasetLike
+    from pytest_tempoeval.data.readers.records import Records
 
 T = TypeVar("T")
+Item = TypeVar("Item", GoldQuery, GoldDocument)
 
 
 class GoldSet:
@@ -79,7 +82,7 @@ class GoldSet:
         self._judgments: Ragged | None = None
         self._judgment_lines: np.ndarray | None = None
         self._query_texts: Mapping[str, tuple[str | None, FocusTime | None]] = {}
-        self._memo: dict[Hashable, Any] = {}
+        self._memo: dict[Hashable, object] = {}  # key -> what its compute() returned
 
     # -- loading ----------------------------------------------------------------------------------
 
@@ -145,7 +148,9 @@ class GoldSet:
         )
 
     @classmethod
-    def from_ir_datasets(cls, dataset: Any, *, ignore_identical_ids: bool = False) -> GoldSet:
+    def from_ir_datasets(
+        cls, dataset: IrDatasetLike | str, *, ignore_identical_ids: bool = False
+    ) -> GoldSet:
         """Read an ir_datasets dataset: anything with ``docs_iter()``, ``queries_iter()`` and
         ``qrels_iter()``, or a dataset id (needs the ``ir_datasets`` extra; the dataset is
         downloaded by ir_datasets as usual). Documents are read on first access where the dataset
@@ -166,9 +171,9 @@ class GoldSet:
     @classmethod
     def from_records(
         cls,
-        queries: Iterable[Any] = (),
-        qrels: Iterable[Any] = (),
-        documents: Iterable[Any] = (),
+        queries: Records = (),
+        qrels: Records = (),
+        documents: Records = (),
         *,
         name: str | None = None,
         k: int | None = None,
@@ -285,7 +290,7 @@ class GoldSet:
         which the gold set's immutability keeps valid."""
         if key not in self._memo:
             self._memo[key] = compute()
-        return self._memo[key]
+        return cast(T, self._memo[key])  # the key's compute() made it
 
     @cached_property
     def fingerprint(self) -> str:
@@ -351,7 +356,7 @@ class GoldSet:
 _SHORT_HASH = 16  # hex digits: 64 bits
 
 
-def _field(item: GoldQuery | GoldDocument, name: str) -> Any:
+def _field(item: GoldQuery | GoldDocument, name: str) -> object:
     """A query's or document's field as JSON data, for hashing."""
     value = getattr(item, name)
     if name == "relevant":
@@ -359,18 +364,18 @@ def _field(item: GoldQuery | GoldDocument, name: str) -> Any:
     return _as_json(value) if isinstance(value, FocusTime) else value
 
 
-def _short_hash(data: Any) -> str:
+def _short_hash(data: object) -> str:
     import hashlib
 
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:_SHORT_HASH]
 
 
-def _as_json(value: FocusTime | None) -> list[Any] | None:
+def _as_json(value: FocusTime | None) -> list[int | str] | None:
     return None if value is None else value.to_json()
 
 
-def _index_by_id(items: list[Any], path: str, what: str) -> dict[str, Any]:
-    indexed: dict[str, Any] = {}
+def _index_by_id(items: list[Item], path: str, what: str) -> dict[str, Item]:
+    indexed: dict[str, Item] = {}
     for item in items:
         if item.id in indexed:
             first = _id_line(indexed[item.id])

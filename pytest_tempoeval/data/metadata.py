@@ -11,7 +11,6 @@ import datetime
 import math
 import numbers
 from collections.abc import Mapping
-from typing import Any
 
 from pytest_tempoeval.data.focus_time import MAX_YEAR, MIN_YEAR, FocusTime
 from pytest_tempoeval.data.values import is_number, short_repr
@@ -39,7 +38,7 @@ TIMESTAMP_KEYS = ("timestamp", "created_at", "published_at")
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
-def date_focus_time(value: Any, key: str = "date") -> FocusTime | None:
+def date_focus_time(value: object, key: str = "date") -> FocusTime | None:
     """The focus time field ``key`` holding ``value`` gives, or None when it gives none.
 
     - a number is a year in 1..9999 (``2020``, or ``2020.0``: pandas stores a year column with an
@@ -61,7 +60,7 @@ def date_focus_time(value: Any, key: str = "date") -> FocusTime | None:
             raise FocusTimeError(f"{key!r} is {value!r}, not a {_holds(key)}")
         return None
     if isinstance(value, (datetime.date, datetime.datetime)):
-        year = value.year  # pandas' NaT is a datetime whose year is NaN
+        year: object = value.year  # pandas' NaT is a datetime whose year is NaN
         return FocusTime.from_years([year]) if isinstance(year, int) else None
     if isinstance(value, str):
         if not value.strip():
@@ -89,7 +88,7 @@ def date_focus_time(value: Any, key: str = "date") -> FocusTime | None:
     return None
 
 
-def _number_focus_time(value: Any, number: float, key: str) -> FocusTime:
+def _number_focus_time(value: object, number: float, key: str) -> FocusTime:
     """The year a number gives under ``key``: a timestamp's year, or the number itself."""
     if key in TIMESTAMP_KEYS:
         try:
@@ -118,13 +117,13 @@ def _holds(key: str) -> str:
     return f"year (a whole number in {MIN_YEAR}..{MAX_YEAR})"
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     item = getattr(value, "item", None)  # a numpy number from a DataFrame: shown as the number
     return short_repr(item() if callable(item) and not isinstance(value, str) else value)
 
 
 def metadata_focus_time(
-    *sources: Mapping[str, Any] | None,
+    *sources: Mapping[str, object] | None,
     where: str = "",
     error: type[TempoEvalError] = FocusTimeError,
 ) -> FocusTime | None:

@@ -30,15 +30,44 @@ import contextvars
 import inspect
 import queue
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Any
+from typing import NoReturn, Protocol, TypeAlias
 
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.metadata import metadata_focus_time
 from pytest_tempoeval.data.values import id_problem, string_score_problem
 from pytest_tempoeval.errors import RunError, RunWarning
+
+
+# What Run.from_retriever accepts, for a type checker: the shapes below, read by duck typing.
+class _Invokes(Protocol):  # LangChain
+    def invoke(self, input: str, /) -> object: ...
+
+
+class _AsyncInvokes(Protocol):
+    def ainvoke(self, input: str, /) -> Awaitable[object]: ...
+
+
+class _Retrieves(Protocol):  # LlamaIndex
+    def retrieve(self, query: str, /) -> object: ...
+
+
+class _AsyncRetrieves(Protocol):
+    def aretrieve(self, query: str, /) -> Awaitable[object]: ...
+
+
+class _Runs(Protocol):  # a Haystack component
+    def run(self, *, query: str) -> object: ...
+
+
+RetrieverLike: TypeAlias = (
+    Callable[..., object] | _Invokes | _AsyncInvokes | _Retrieves | _AsyncRetrieves | _Runs
+)
+# A retriever's results, before they are read: a list, a {doc id: score} mapping, or anything it
+# returned, which read_results refuses with a RunError naming what it got.
+RawResults: TypeAlias = object
 
 
 @dataclass
@@ -53,7 +82,7 @@ class Retrieval:
 class Retriever:
     """One retriever, however it is called."""
 
-    def __init__(self, retriever: Any, k: int, id_key: str | None) -> None:
+    def __init__(self, retriever: RetrieverLike, k: int, id_key: str | None) -> None:
         self.retriever, self.k, self.id_key = retriever, k, id_key
         self.name = _name(retriever)
         self.call, self.is_async = _calling(retriever, k)
@@ -82,7 +111,7 @@ class Retriever:
             return f"it was called with k={k}: its index may hold fewer documents"
         return f"let it take a k= argument (k={k} is passed to it) or return {k} results"
 
-    async def results(self, query_text: str, worker: Worker) -> Any:
+    async def results(self, query_text: str, worker: Worker) -> RawResults:
         """What the retriever returns for one query; a sync one is called in ``worker``'s
         thread."""
         if self.is_async:
@@ -94,13 +123,13 @@ class Retriever:
         return _listed(results)
 
 
-def _sync_results(call: Callable[[str], Any], query_text: str) -> Any:
+def _sync_results(call: Callable[[str], object], query_text: str) -> RawResults:
     """A sync call's results, listed in the worker thread: a generator runs retriever code too."""
     results = call(query_text)
     return results if inspect.isawaitable(results) else _listed(results)
 
 
-def _listed(results: Any) -> Any:
+def _listed(results: RawResults) -> RawResults:
     if isinstance(results, Mapping) and "documents" in results:  # a Haystack component
         results = results["documents"]
     if isinstance(results, Iterable) and not isinstance(results, (str, bytes, Mapping)):
@@ -114,14 +143,14 @@ class Worker:
     never returns (abandoned at its timeout) keeps no process from exiting."""
 
     def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._closed = threading.Event()
 
-    async def call(self, function: Callable[[], Any]) -> Any:
+    async def call(self, function: Callable[[], object]) -> object:
         """``function()``, run in the thread (with the caller's context variables)."""
         loop = asyncio.get_running_loop()
-        future = loop.create_future()
+        future: asyncio.Future[object] = loop.create_future()
         if self._thread is None:
             self._thread = threading.Thread(target=self._serve, name="tempoeval-retriever")
             self._thread.daemon = True
@@ -141,6 +170,7 @@ class Worker:
             if self._closed.is_set():
                 continue
             context, function, loop, future = job
+            outcome: tuple[object, BaseException | None]
             try:
                 outcome = (context.run(function), None)
             # Any exception, SystemExit too, goes to the caller: else it would wait forever.
@@ -152,7 +182,13 @@ class Worker:
                 pass
 
 
-def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+# A call the worker makes: in this context, this function, answered on this loop's future.
+_Job: TypeAlias = tuple[
+    contextvars.Context, Callable[[], object], asyncio.AbstractEventLoop, "asyncio.Future[object]"
+]
+
+
+def _settle(future: asyncio.Future[object], result: object, error: BaseException | None) -> None:
     if future.cancelled():  # timed out, or another query failed
         return
     if error is not None:
@@ -197,8 +233,9 @@ async def retrieve_all(
 
     async def one(query_id: str, text: str) -> None:
         async with limit:
+            scope = asyncio.timeout(timeout)
             try:
-                async with asyncio.timeout(timeout) as scope:
+                async with scope:
                     results = await retriever.results(text, worker)
             except Exception as error:
                 if isinstance(error, TimeoutError) and scope.expired():
@@ -226,7 +263,7 @@ async def retrieve_all(
     return retrieval
 
 
-def read_results(results: Any, query_id: str, retriever: Retriever, into: Retrieval) -> None:
+def read_results(results: RawResults, query_id: str, retriever: Retriever, into: Retrieval) -> None:
     """One query's results as (doc id, score) pairs, with texts and focus times kept aside."""
     if isinstance(results, Mapping):  # {doc id: score}
         ranking = []
@@ -259,10 +296,10 @@ def read_results(results: Any, query_id: str, retriever: Retriever, into: Retrie
 
 
 def _read(
-    item: Any, query_id: str, rank: int, retriever: Retriever
+    item: object, query_id: str, rank: int, retriever: Retriever
 ) -> tuple[str, float | None, str | None, FocusTime | None]:
     """(doc id, score, text, focus time) of one result, whatever its shape."""
-    score: Any = None
+    score: object = None
     if isinstance(item, tuple) and len(item) == 2 and _is_document(item[0]):
         item, score = item  # LangChain's (Document, score) pairs
     if isinstance(item, (str, int)) and not isinstance(item, bool):
@@ -283,7 +320,8 @@ def _read(
                 f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: 'text' of doc "
                 f"{doc_id!r} must be a string, got {type(text).__name__}"
             )
-        metadata = item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}
+        given = item.get("metadata")
+        metadata = given if isinstance(given, Mapping) else {}
         return (
             doc_id,
             _score(item.get("score"), doc_id, query_id, rank, retriever),
@@ -316,25 +354,24 @@ def _read(
         score = _score(score, doc_id, query_id, rank, retriever)
         return doc_id, score, text, _focus_time(doc_id, query_id, rank, retriever, metadata)
     _unreadable(item, query_id, rank, retriever, type(item).__name__, None)
-    raise AssertionError  # _unreadable raises
 
 
 def _focus_time(
-    doc_id: str, query_id: str, rank: int, retriever: Retriever, *sources: Mapping[str, Any]
+    doc_id: str, query_id: str, rank: int, retriever: Retriever, *sources: Mapping[str, object]
 ) -> FocusTime | None:
     """The focus time of a result's date fields; a field that is not a date is a RunError."""
     where = f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}: doc {doc_id!r}"
     return metadata_focus_time(*sources, where=where, error=RunError)
 
 
-def _is_document(item: Any) -> bool:
+def _is_document(item: object) -> bool:
     return hasattr(item, "page_content") or (hasattr(item, "content") and hasattr(item, "meta"))
 
 
 def _framework_id(
-    own_id: Any,
-    metadata: Mapping[str, Any],
-    item: Any,
+    own_id: object,
+    metadata: Mapping[str, object],
+    item: object,
     query_id: str,
     rank: int,
     retriever: Retriever,
@@ -365,8 +402,13 @@ def _framework_id(
 
 
 def _unreadable(
-    item: Any, query_id: str, rank: int, retriever: Retriever, got: str, keys: list[Any] | None
-) -> None:
+    item: object,
+    query_id: str,
+    rank: int,
+    retriever: Retriever,
+    got: str,
+    keys: list[object] | None,
+) -> NoReturn:
     hint = "pass id_key='<metadata key holding your doc id>'"
     if keys:
         hint += f" (keys it has: {', '.join(map(repr, keys[:10]))})"
@@ -377,7 +419,7 @@ def _unreadable(
     )
 
 
-def _doc_id(value: Any, query_id: str, rank: int, retriever: Retriever) -> str:
+def _doc_id(value: object, query_id: str, rank: int, retriever: Retriever) -> str:
     problem = id_problem(value)
     if problem is not None:
         raise RunError(
@@ -387,7 +429,7 @@ def _doc_id(value: Any, query_id: str, rank: int, retriever: Retriever) -> str:
 
 
 def _score(
-    value: Any, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
+    value: object, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
 ) -> float | None:
     if value is None:
         return None
@@ -397,13 +439,13 @@ def _score(
 
 
 def _not_a_score(
-    value: Any, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
-) -> None:
+    value: object, doc_id: str, query_id: str, rank: int, retriever: Retriever, pair: bool = False
+) -> NoReturn:
     """A RunError for a score that is not a number; for a (doc id, "1.0") pair, how to give a
     text that is only a number instead."""
     where = f"retriever {retriever.name!r}: query {query_id!r}, rank {rank}"
     problem = string_score_problem(value, doc_id)
-    if problem is None:
+    if problem is None or not isinstance(value, str):  # (a problem is only a string's)
         raise RunError(
             f"{where}: score {value!r} of doc {doc_id!r} is not a number; give scores as int or "
             "float"
@@ -418,11 +460,11 @@ def _not_a_score(
     raise RunError(hint)
 
 
-def _method(retriever: Any, *names: str) -> bool:
+def _method(retriever: object, *names: str) -> bool:
     return any(callable(getattr(retriever, name, None)) for name in names)
 
 
-def _calling(retriever: Any, k: int) -> tuple[Callable[[str], Any], bool]:
+def _calling(retriever: object, k: int) -> tuple[Callable[[str], object], bool]:
     """How to ask ``retriever`` for one query's results, and whether that is async."""
     for method in ("aretrieve", "ainvoke"):  # LlamaIndex, LangChain: async when they can
         if callable(getattr(retriever, method, None)):
@@ -441,16 +483,19 @@ def _calling(retriever: Any, k: int) -> tuple[Callable[[str], Any], bool]:
             "object with invoke/ainvoke (LangChain), retrieve/aretrieve (LlamaIndex) or run "
             "(Haystack)"
         )
-    # An async function, or an object whose __call__ is one.
+    # An async function, or an object whose __call__ is one (a function's own type's __call__ is
+    # a slot wrapper, never a coroutine function).
     is_async = inspect.iscoroutinefunction(retriever) or inspect.iscoroutinefunction(
-        type(retriever).__call__ if not inspect.isroutine(retriever) else None
+        type(retriever).__call__
     )
     if _accepts(retriever, "k"):
         return (lambda text: retriever(text, k=k)), is_async
     return retriever, is_async
 
 
-def _accepts(function: Callable[..., Any], name: str) -> bool:
+def _accepts(function: object, name: str) -> bool:
+    if not callable(function):
+        return False
     try:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
@@ -462,5 +507,5 @@ def _accepts(function: Callable[..., Any], name: str) -> bool:
     )
 
 
-def _name(retriever: Any) -> str:
+def _name(retriever: object) -> str:
     return getattr(retriever, "__name__", None) or type(retriever).__name__

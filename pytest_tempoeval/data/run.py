@@ -26,7 +26,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from numbers import Real
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pytest_tempoeval.constants import DEFAULT_K
 from pytest_tempoeval.data.readers.structured import (
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.data.columns import Ragged
     from pytest_tempoeval.data.focus_time import FocusTime
     from pytest_tempoeval.data.goldset import GoldSet
+    from pytest_tempoeval.data.retrievers import RetrieverLike
 
 T = TypeVar("T")
 TREC_RUN_FORMAT = "qid Q0 docid rank score tag"  # (the TREC reader is imported only when needed)
@@ -85,7 +86,7 @@ class Run(Mapping[str, list[str]]):
         texts: dict[str, str],
         source: str,
         scored: bool,
-        lines: Any = None,
+        lines: np.ndarray | None = None,
         focus_times: dict[str, FocusTime] | None = None,
     ) -> None:
         self._table = table
@@ -95,7 +96,7 @@ class Run(Mapping[str, list[str]]):
         self._scored = scored
         self._lines = lines  # file line where each query's results start (TREC files), for errors
         self._query_position = {query_id: index for index, query_id in enumerate(table.keys)}
-        self._memo: dict[Hashable, Any] = {}
+        self._memo: dict[Hashable, object] = {}  # key -> what its compute() returned
 
     # -- constructors -----------------------------------------------------------------------------
 
@@ -162,7 +163,7 @@ class Run(Mapping[str, list[str]]):
     @classmethod
     def from_retriever(
         cls,
-        retriever: Any,
+        retriever: RetrieverLike,
         gold: GoldSet,
         k: int | None = None,
         *,
@@ -211,7 +212,7 @@ class Run(Mapping[str, list[str]]):
     @classmethod
     async def afrom_retriever(
         cls,
-        retriever: Any,
+        retriever: RetrieverLike,
         gold: GoldSet,
         k: int | None = None,
         *,
@@ -230,7 +231,7 @@ class Run(Mapping[str, list[str]]):
     @classmethod
     async def _retrieved(
         cls,
-        retriever: Any,
+        retriever: RetrieverLike,
         gold: GoldSet,
         k: int | None,
         *,
@@ -246,11 +247,8 @@ class Run(Mapping[str, list[str]]):
         )
 
         k = check_k(k if k is not None else gold.k or DEFAULT_K)
-        if (
-            isinstance(max_concurrency, bool)
-            or not isinstance(max_concurrency, int)
-            or max_concurrency < 1
-        ):
+        limit: object = max_concurrency  # checked: a caller's types are not
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise RunError(f"max_concurrency must be a positive integer, got {max_concurrency!r}")
         if timeout is not None and (
             isinstance(timeout, bool)
@@ -328,7 +326,8 @@ class Run(Mapping[str, list[str]]):
         """Scores of a query's results in rank order, or None for an unscored run."""
         if not self._scored:
             return None
-        return self._table.values_of(self._query_position[query_id]).tolist()
+        scores: list[float] = self._table.values_of(self._query_position[query_id]).tolist()
+        return scores
 
     def line_of(self, query_id: str) -> int | None:
         """File line where a query's results start (TREC files), for error messages."""
@@ -378,7 +377,7 @@ class Run(Mapping[str, list[str]]):
         valid."""
         if key not in self._memo:
             self._memo[key] = compute()
-        return self._memo[key]
+        return cast(T, self._memo[key])  # the key's compute() made it
 
 
 # -- helpers ---------------------------------------------------------------------------------------
@@ -428,7 +427,7 @@ def _run_error(
 
 
 def _table_from_python(
-    rankings: Any, source: str, limit: int | None = None, texts: dict[str, str] | None = None
+    rankings: object, source: str, limit: int | None = None, texts: dict[str, str] | None = None
 ) -> tuple[Ragged, dict[str, str], bool]:
     """Validate rankings given as Python data; the columnar table in trec_eval's order."""
     if not isinstance(rankings, Mapping):
@@ -444,7 +443,7 @@ def _table_from_python(
     texts = {} if texts is None else texts
     scored_query: str | None = None
     unscored_query: str | None = None
-    seen_queries: dict[str, Any] = {}
+    seen_queries: dict[str, object] = {}
     for raw_query, results in rankings.items():
         problem = id_problem(raw_query)
         if problem:
@@ -483,7 +482,7 @@ def _table_from_python(
 
 
 def _read_ranking(
-    query_id: str, results: Any, texts: dict[str, str], source: str
+    query_id: str, results: object, texts: dict[str, str], source: str
 ) -> tuple[list[str], list[float], bool]:
     """Doc ids, their scores (empty when unscored) and whether the ranking is scored."""
     if isinstance(results, Mapping):
@@ -576,7 +575,7 @@ def _read_ranking(
     return docs, scores, bool(scores)
 
 
-def _check_doc_id(value: Any, query_id: str, rank: int, source: str) -> None:
+def _check_doc_id(value: object, query_id: str, rank: int, source: str) -> None:
     problem = id_problem(value)
     if problem:
         raise _run_error(
@@ -635,14 +634,14 @@ def _json_with_lines(path: Path, text: str) -> Any:
     return json_tree(text, Source(path, RunError))
 
 
-def _json_line(data: Any, query_id: str | None, rank: int | None) -> int | None:
+def _json_line(data: LineDict, query_id: str | None, rank: int | None) -> int | None:
     """Line of the offending result (or of its query) in a JSON run parsed with line numbers."""
     if query_id is None or query_id not in data:
         return None
     results = data[query_id]
     if rank is not None:
-        lines = getattr(results, "item_lines", None)
-        if lines is None and hasattr(results, "key_lines"):
+        lines: list[int | None] | None = getattr(results, "item_lines", None)
+        if lines is None and isinstance(results, LineDict):
             lines = list(results.key_lines.values())
         if lines is not None and 0 < rank <= len(lines) and lines[rank - 1] is not None:
             return lines[rank - 1]

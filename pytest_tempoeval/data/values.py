@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 import re
-from typing import Any
 
 from pytest_tempoeval.errors import MetricError
 
@@ -38,7 +37,7 @@ def grade_problem(value: object, negative: bool = True) -> str | None:
     if (
         isinstance(value, bool)
         or not isinstance(value, numbers.Integral)
-        or not low <= value <= MAX_GRADE
+        or not low <= int(value) <= MAX_GRADE
     ):
         return grade_rule(negative)
     return None
@@ -49,6 +48,7 @@ def rel_problem(rel: object) -> str | None:
     relevant) cannot be one, or None when it can."""
     if isinstance(rel, bool) or not isinstance(rel, numbers.Integral):
         return f"rel must be an integer grade, got {rel!r}"
+    rel = int(rel)  # a numpy integer too
     if rel < 1:
         return (
             f"rel must be at least 1, got {rel}: rel is the lowest grade that counts as "
@@ -109,12 +109,12 @@ def short_repr(value: object, limit: int = 40) -> str:
     return text if len(text) <= limit else f"{text[: limit // 2]}...({len(text)} characters)"
 
 
-def check_k(k: Any, error: type[Exception] = MetricError) -> int:
+def check_k(k: object, error: type[Exception] = MetricError) -> int:
     """``k`` as a positive int rank cutoff, or ``error``."""
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k <= 0:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or int(k) <= 0:
         raise error(f"k must be a positive integer (the rank cutoff), got {k!r}")
-    if k > MAX_K:
-        raise error(f"k must be at most {MAX_K:,} (the rank cutoff), got {k:,}")
+    if int(k) > MAX_K:
+        raise error(f"k must be at most {MAX_K:,} (the rank cutoff), got {int(k):,}")
     return int(k)
 
 

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.judge.budget import RequestBudget
 
 # A dry run estimates tokens without a tokenizer: about 4 characters a token for English prompts,
 # and the length of a typical reply to each seed prompt (the binary one asks for five fields).
@@ -19,7 +22,7 @@ ESTIMATED_OUTPUT_TOKENS = {"graded": 50, "verdict": 90}
 
 
 def count_dry_run(
-    stats: Any,
+    stats: JudgeStats,
     counted: set[str],
     prompts: Collection[str],
     missing: Collection[str],
@@ -67,7 +70,7 @@ def _judgments(n: int) -> str:
     return f"{n} judgment{'' if n == 1 else 's'}"
 
 
-def budget_spent(budget: Any, still: int, total: int) -> JudgeBudgetSpent:
+def budget_spent(budget: RequestBudget, still: int, total: int) -> JudgeBudgetSpent:
     """The error of a call that needs judgments the session's budget no longer allows."""
     return JudgeBudgetSpent(
         f"the judge's request budget is spent: {budget.limit} new requests per session "

@@ -34,10 +34,25 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any, Self, TypedDict
 
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.metrics.llm_prompts import BINARY_VERDICT_PROMPT, GRADED_RELEVANCE_PROMPT
+
+HOST = "127.0.0.1"  # loopback only: nothing beyond this machine reaches the fake
+# A request or response body: JSON, read and written as the API defines it.
+JSONBody = dict[str, Any]
+
+
+class Batch(TypedDict):
+    """A message batch the fake holds (``FakeMessagesServer.batches``)."""
+
+    requests: list[JSONBody]  # as created: {"custom_id": ..., "params": {...}}
+    outcomes: list[str]  # each item's: succeeded, errored, expired (canceled: the batch's)
+    polls: int  # retrieves so far
+    canceled: datetime | None  # when cancellation was asked for
+    created: datetime
+    ended: datetime | None  # when a retrieve first found it ended
 
 
 def _reader(template: str) -> re.Pattern[str]:
@@ -133,7 +148,9 @@ def fake_judgment(prompt: str, out_of_range: bool = False) -> str:
 
 
 class _QuietServer(ThreadingHTTPServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
         """A client that hangs up (a timeout, a test's own reset fault) is normal here: no traceback
         on stderr. Anything else is still reported."""
         if not isinstance(sys.exc_info()[1], ConnectionError):
@@ -145,9 +162,9 @@ class FakeMessagesServer:
 
     def __init__(self, latency: float = 0.0) -> None:
         self.latency = latency  # seconds added to every answer (for concurrency tests)
-        self.requests: list[dict[str, Any]] = []  # /v1/messages bodies received, in arrival order
+        self.requests: list[JSONBody] = []  # /v1/messages bodies received, in arrival order
         self.http_requests = 0  # every HTTP request, batch endpoints included
-        self.batches: dict[str, dict[str, Any]] = {}  # batch id -> its state
+        self.batches: dict[str, Batch] = {}  # batch id -> its state
         self.batch_polls = 0  # retrieves that answer "in_progress" before a batch has ended
         self.batch_create_latency = 0.0  # seconds a create waits, its batch made, to answer
         self._batch_items: deque[str] = deque()  # outcomes forced on the next batch's items
@@ -163,7 +180,7 @@ class FakeMessagesServer:
 
     def start(self) -> Self:
         handler = type("Handler", (_Handler,), {"fake": self})
-        self._server = _QuietServer(("127.0.0.1", 0), handler)
+        self._server = _QuietServer((HOST, 0), handler)
         self._server.daemon_threads = True
         # a short poll: stop() waits for the serving loop to notice, 0.5 s by default, per server
         self._thread = threading.Thread(
@@ -193,8 +210,7 @@ class FakeMessagesServer:
             raise RuntimeError(
                 "the fake server is not running: use it as a context manager or call start()"
             )
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{HOST}:{self._server.server_port}"
 
     # -- faults -----------------------------------------------------------------------------------
 
@@ -217,7 +233,7 @@ class FakeMessagesServer:
         with self._lock:
             return self._faults.popleft() if self._faults else None
 
-    def _remember(self, body: dict[str, Any], headers: dict[str, str]) -> None:
+    def _remember(self, body: JSONBody, headers: dict[str, str]) -> None:
         with self._lock:
             self.requests.append(body)
             self.headers.append(headers)
@@ -239,7 +255,7 @@ class _Handler(BaseHTTPRequestHandler):
     # delayed ACK on a kept-alive connection, adding ~40 ms to every answer.
     disable_nagle_algorithm = True
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests read their own output
+    def log_message(self, format: str, *args: object) -> None:  # quiet: tests read their own output
         pass
 
     def do_POST(self) -> None:
@@ -282,9 +298,9 @@ class _Handler(BaseHTTPRequestHandler):
                     "requests": requests,
                     "outcomes": forced,
                     "polls": 0,
-                    "canceled": None,  # when cancellation was asked for
+                    "canceled": None,
                     "created": datetime.now(UTC),
-                    "ended": None,  # when a retrieve first found it ended
+                    "ended": None,
                 }
             time.sleep(fake.batch_create_latency)
             return self._json(200, self._batch_object(batch_id))
@@ -342,18 +358,18 @@ class _Handler(BaseHTTPRequestHandler):
             },
         )
 
-    def _ended(self, batch: dict[str, Any]) -> bool:
+    def _ended(self, batch: Batch) -> bool:
         return batch["canceled"] is not None or batch["polls"] > self.fake.batch_polls
 
-    def _batch_object(self, batch_id: str) -> dict[str, Any]:
+    def _batch_object(self, batch_id: str) -> JSONBody:
         batch = self.fake.batches[batch_id]
         ended = self._ended(batch)
         if ended and batch["ended"] is None:
             batch["ended"] = datetime.now(UTC)
+        ended_at = batch["ended"] if ended else None
         counts = dict.fromkeys(("processing", "succeeded", "errored", "canceled", "expired"), 0)
         for n in range(len(batch["requests"])):
             counts[self._item_result(batch, n)["result"]["type"] if ended else "processing"] += 1
-        host, port = self.server.server_address[:2]
         return {
             "id": batch_id,
             "type": "message_batch",
@@ -361,21 +377,21 @@ class _Handler(BaseHTTPRequestHandler):
             "request_counts": counts,
             "created_at": _rfc3339(batch["created"]),
             "expires_at": _rfc3339(batch["created"] + timedelta(days=1)),
-            "ended_at": _rfc3339(batch["ended"]) if ended else None,
+            "ended_at": _rfc3339(ended_at) if ended_at else None,
             "archived_at": None,
             "cancel_initiated_at": _rfc3339(batch["canceled"]) if batch["canceled"] else None,
             "results_url": (
-                f"http://{host}:{port}/v1/messages/batches/{batch_id}/results" if ended else None
+                f"{self.fake.base_url}/v1/messages/batches/{batch_id}/results" if ended else None
             ),
         }
 
-    def _item_result(self, batch: dict[str, Any], n: int) -> dict[str, Any]:
+    def _item_result(self, batch: Batch, n: int) -> JSONBody:
         item = batch["requests"][n]
         outcome = "canceled" if batch["canceled"] is not None else batch["outcomes"][n]
         if outcome == "succeeded":
             params = item["params"]
             raw = json.dumps(params, ensure_ascii=False, separators=(",", ":"))
-            result: dict[str, Any] = {"type": "succeeded", "message": _message(raw, params)}
+            result: JSONBody = {"type": "succeeded", "message": _message(raw, params)}
         elif outcome == "errored":
             error = {"type": "api_error", "message": "injected"}
             result = {"type": "errored", "error": {"type": "error", "error": error}}
@@ -443,7 +459,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(
         self,
         status: int,
-        payload: dict[str, Any],
+        payload: JSONBody,
         headers: dict[str, str] | None = None,
         truncate: bool = False,
     ) -> None:
@@ -459,7 +475,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def _message(raw: str, body: dict[str, Any], fault: str = "") -> dict[str, Any]:
+def _message(raw: str, body: JSONBody, fault: str = "") -> JSONBody:
     """The fake's Messages API response to a request (its raw text and parsed body). Its id comes
     from the request and the reply, not the arrival order, so a recording (live or through a
     batch) is reproducible."""
@@ -488,7 +504,7 @@ def _rfc3339(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
-def _prompt_text(body: dict[str, Any]) -> str:
+def _prompt_text(body: JSONBody) -> str:
     """The text of the last user message (string content or text blocks)."""
     messages = body.get("messages") or [{}]
     content = messages[-1].get("content", "")

@@ -5,18 +5,74 @@ MetricResult (a float with per-query scores and explanations). Imports only data
 
 The public functions and TempoEval's drop-in classes are importable from here
 (``from pytest_tempoeval.metrics import TemporalNDCG``), resolved lazily: the plugin imports
-:mod:`.checks` at start-up, which must not pull in numpy (nor must :mod:`.specs`, which names
-the functions).
+:mod:`.checks` at start-up, which must not pull in numpy. A type checker reads them from the
+``TYPE_CHECKING`` imports below (``tests/test_typing.py`` checks they match ``_EXPORTS``).
+
+``FUNCTIONS`` is written out rather than read from :mod:`.specs` so that importing this package
+(which pytest does whenever the plugin is installed) builds no spec; ``tests/metrics/test_specs.py``
+checks it names exactly the specs' functions, in their order.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING
 
-# The metric functions, one per measure spec; each also has an ``assert_`` form.
-from pytest_tempoeval.metrics.specs import FUNCTIONS
+if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.agreement import AgreementResult as AgreementResult
+    from pytest_tempoeval.metrics.agreement import judge_agreement as judge_agreement
+    from pytest_tempoeval.metrics.evaluate import assert_measure as assert_measure
+    from pytest_tempoeval.metrics.evaluate import evaluate as evaluate
+    from pytest_tempoeval.metrics.evaluate import score as score
+    from pytest_tempoeval.metrics.functions import (
+        assert_average_precision as assert_average_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_judged as assert_judged
+    from pytest_tempoeval.metrics.functions import assert_mrr as assert_mrr
+    from pytest_tempoeval.metrics.functions import assert_ndcg as assert_ndcg
+    from pytest_tempoeval.metrics.functions import assert_precision as assert_precision
+    from pytest_tempoeval.metrics.functions import assert_recall as assert_recall
+    from pytest_tempoeval.metrics.functions import assert_success as assert_success
+    from pytest_tempoeval.metrics.functions import assert_temporal_map as assert_temporal_map
+    from pytest_tempoeval.metrics.functions import assert_temporal_mrr as assert_temporal_mrr
+    from pytest_tempoeval.metrics.functions import assert_temporal_ndcg as assert_temporal_ndcg
+    from pytest_tempoeval.metrics.functions import (
+        assert_temporal_precision as assert_temporal_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_temporal_recall as assert_temporal_recall
+    from pytest_tempoeval.metrics.functions import average_precision as average_precision
+    from pytest_tempoeval.metrics.functions import judged as judged
+    from pytest_tempoeval.metrics.functions import mrr as mrr
+    from pytest_tempoeval.metrics.functions import ndcg as ndcg
+    from pytest_tempoeval.metrics.functions import precision as precision
+    from pytest_tempoeval.metrics.functions import recall as recall
+    from pytest_tempoeval.metrics.functions import success as success
+    from pytest_tempoeval.metrics.functions import temporal_map as temporal_map
+    from pytest_tempoeval.metrics.functions import temporal_mrr as temporal_mrr
+    from pytest_tempoeval.metrics.functions import temporal_ndcg as temporal_ndcg
+    from pytest_tempoeval.metrics.functions import temporal_precision as temporal_precision
+    from pytest_tempoeval.metrics.functions import temporal_recall as temporal_recall
+    from pytest_tempoeval.metrics.measures import Measure as Measure
+    from pytest_tempoeval.metrics.measures import parse_measure as parse_measure
+    from pytest_tempoeval.metrics.results import MetricResult as MetricResult
+    from pytest_tempoeval.metrics.tempoeval_compat import TemporalNDCG as TemporalNDCG
+    from pytest_tempoeval.metrics.tempoeval_compat import TemporalPrecision as TemporalPrecision
 
+# The metric functions, one per measure spec (``specs.FUNCTIONS``); each has an ``assert_`` form.
+FUNCTIONS = (
+    "temporal_ndcg",
+    "temporal_precision",
+    "temporal_recall",
+    "temporal_mrr",
+    "temporal_map",
+    "ndcg",
+    "precision",
+    "recall",
+    "average_precision",
+    "mrr",
+    "success",
+    "judged",
+)
 _EXPORTS = {
     "TemporalNDCG": "tempoeval_compat",
     "TemporalPrecision": "tempoeval_compat",
@@ -35,13 +91,15 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)  # noqa: PLE0605 (one list of names: the lazy table above)
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pytest_tempoeval.metrics' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+if not TYPE_CHECKING:  # a checker sees the imports above: a name not among them is an error
+
+    def __getattr__(name: str) -> object:
+        module = _EXPORTS.get(name)
+        if module is None:
+            raise AttributeError(f"module 'pytest_tempoeval.metrics' has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
 
 
 def __dir__() -> list[str]:

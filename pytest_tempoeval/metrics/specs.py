@@ -5,14 +5,15 @@ and flags. Model: ir_measures' ``measures/base.py`` (a measure and its ``ParamIn
 Derived from the specs, nowhere written out again:
 
 - the measure grammar's names, aliases and trec_eval names (:mod:`.measures`);
-- the public functions' table, ``FUNCTIONS`` (exported by :mod:`pytest_tempoeval.metrics` and
-  :mod:`pytest_tempoeval`, each with its ``assert_`` form);
+- the public functions' table, ``FUNCTIONS``, each with its ``assert_`` form (the lazy export
+  tables of :mod:`pytest_tempoeval.metrics` and :mod:`pytest_tempoeval` write the names out, so
+  that installing the plugin builds no spec, and a test checks they match);
 - how each function and each measure name is scored (:mod:`.scoring`);
 - the tables of ``docs/measures.md`` (:mod:`.spec_docs`: ``python -m
   pytest_tempoeval.metrics.spec_docs`` rewrites them, and ``tests/metrics/test_specs.py`` fails
   when they differ from the specs).
 
-This module sits in the metrics layer and is imported at plugin start-up (through ``FUNCTIONS``),
+This module sits in the metrics layer and may be imported early (by the plugin's checks),
 so it imports no numpy: a spec names its kernel (a function of :mod:`.kernels`) instead of holding
 it, and :mod:`.scoring` passes the kernel the relevance arrays its parameters name.
 """

@@ -13,7 +13,7 @@ import pytest
 
 import pytest_tempoeval
 from pytest_tempoeval import GoldSet, MetricError, Run, parse_measure, temporal_precision
-from pytest_tempoeval.metrics import FUNCTIONS, functions, kernels, spec_docs
+from pytest_tempoeval.metrics import FUNCTIONS, functions, kernels, spec_docs, specs
 from pytest_tempoeval.metrics.measures import ALIASES, FAMILIES, Family
 from pytest_tempoeval.metrics.relevance import Relevance
 from pytest_tempoeval.metrics.results import MetricResult
@@ -60,6 +60,7 @@ def test_the_function_signature_is_the_spec(spec: MeasureSpec) -> None:
 
 
 def test_the_functions_and_the_grammar_are_derived_from_the_specs() -> None:
+    assert FUNCTIONS == specs.FUNCTIONS  # the lazy export table names exactly the specs' functions
     assert set(FUNCTIONS) == {spec.function for spec in SPECS}
     for name in FUNCTIONS:
         assert getattr(pytest_tempoeval, name) is getattr(functions, name)

@@ -137,7 +137,7 @@ def _read_queries(path: Path) -> dict[str, tuple[str, FocusTime | None, int]]:
     return queries
 
 
-def _utf8(raw: bytes, path: Path, line: int) -> str:
+def _utf8(raw: bytes | bytearray, path: Path, line: int) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -147,7 +147,7 @@ def _utf8(raw: bytes, path: Path, line: int) -> str:
         ) from None
 
 
-def _json_object(raw: bytes, path: Path, line: int) -> dict[str, Any]:
+def _json_object(raw: bytes | bytearray, path: Path, line: int) -> dict[str, Any]:
     text = _utf8(raw, path, line)  # json.loads would guess UTF-16 or UTF-32 from bytes
     repeated: list[str | None] = []
 
@@ -257,8 +257,8 @@ class JsonlCorpus(LazyDocuments):
             if problem is not None:
                 raise GoldSetError(located(path, line, f"document id {problem}"))
             if doc_id in ids:
-                first = index.line_of(starts[ids[doc_id]])
-                message = f"document {doc_id!r} appears twice (first at line {first})"
+                first_line = index.line_of(starts[ids[doc_id]])
+                message = f"document {doc_id!r} appears twice (first at line {first_line})"
                 raise GoldSetError(located(path, line, message))
             ids[doc_id] = len(starts)
             starts.append(start)
@@ -340,9 +340,10 @@ def _inflate(file: BinaryIO, path: Path, limit: int) -> bytearray:
             )
         data = inflater.unconsumed_tail
         if inflater.eof:
-            data = _next_member(file, inflater.unused_data, path)
-            if data is None:
+            following = _next_member(file, inflater.unused_data, path)
+            if following is None:
                 return out
+            data = following
             inflater = zlib.decompressobj(zlib.MAX_WBITS | 16)
         elif at_end and not piece:
             raise GoldSetError(
@@ -394,9 +395,10 @@ class _LineIndex:
             for offset in range(0, view.size, chunk)
         ]
         ends = np.concatenate(newlines) if newlines else np.zeros(0, dtype=np.int64)
-        starts = np.concatenate(([0], ends + 1)).astype(np.int64)
-        index = cls([], dense=False, all_starts=starts[starts < max(len(data), 1)])
-        index.starts = index._all_starts
+        starts = np.concatenate((np.zeros(1, dtype=np.int64), ends + 1)).astype(np.int64)
+        line_starts = starts[starts < max(len(data), 1)]
+        index = cls([], dense=False, all_starts=line_starts)
+        index.starts = line_starts
         return index
 
     def start(self, position: int) -> int:

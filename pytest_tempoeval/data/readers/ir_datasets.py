@@ -7,9 +7,9 @@ Documents are read through the dataset's docs store on first access when it has 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol, cast
 
 from pytest_tempoeval.data.columns import Ragged, ragged_from_lists
 from pytest_tempoeval.data.corpus import LazyDocuments
@@ -23,6 +23,26 @@ from pytest_tempoeval.errors import GoldSetError
 _TEXT_FIELDS = ("text", "body", "abstract", "contents", "content", "passage", "query")
 
 
+class IrDatasetLike(Protocol):
+    """What is read of a dataset: its queries and qrels; ``docs_iter()`` and ``docs_store()`` when
+    it has them. Records are the dataset's namedtuples, read by field name."""
+
+    def qrels_iter(self) -> Iterable[object]: ...
+    def queries_iter(self) -> Iterable[object]: ...
+
+
+class _DocsStore(Protocol):
+    def get(self, doc_id: str, /) -> object: ...
+
+
+class _WithDocs(Protocol):  # a dataset whose docs_iter() is checked callable
+    def docs_iter(self) -> Iterable[object]: ...
+
+
+class _WithDocsStore(_WithDocs, Protocol):
+    def docs_store(self) -> _DocsStore: ...
+
+
 @dataclass(frozen=True)
 class IrDataset:
     name: str
@@ -31,7 +51,7 @@ class IrDataset:
     documents: Mapping[str, GoldDocument]
 
 
-def read_ir_datasets(dataset: Any) -> IrDataset:
+def read_ir_datasets(dataset: IrDatasetLike | str) -> IrDataset:
     if isinstance(dataset, str):
         dataset = _load(dataset)
     name = str(getattr(dataset, "dataset_id", lambda: None)() or type(dataset).__name__)
@@ -54,13 +74,14 @@ def read_ir_datasets(dataset: Any) -> IrDataset:
     has_docs = callable(getattr(dataset, "docs_iter", None))
     documents: Mapping[str, GoldDocument] = {}
     if has_docs and callable(getattr(dataset, "docs_store", None)):
-        documents = DocsStoreCorpus(dataset, name)
+        documents = DocsStoreCorpus(cast(_WithDocsStore, dataset), name)
     elif has_docs:
-        documents = {document.id: document for document in _documents(dataset, name)}
+        with_docs = cast(_WithDocs, dataset)
+        documents = {document.id: document for document in _documents(with_docs, name)}
     return IrDataset(name, qrels, queries, documents)
 
 
-def _load(dataset_id: str) -> Any:
+def _load(dataset_id: str) -> IrDatasetLike:
     try:
         import ir_datasets
     except ImportError:
@@ -69,12 +90,12 @@ def _load(dataset_id: str) -> Any:
             "pip install 'pytest-tempoeval[ir_datasets]' (or pass a dataset object)"
         ) from None
     try:
-        return ir_datasets.load(dataset_id)
+        return cast(IrDatasetLike, ir_datasets.load(dataset_id))  # (ir_datasets has no types)
     except KeyError:
         raise GoldSetError(f"{dataset_id}: ir_datasets knows no such dataset id") from None
 
 
-def _qrels(dataset: Any, name: str) -> Ragged:
+def _qrels(dataset: IrDatasetLike, name: str) -> Ragged:
     import numpy as np
 
     grouped: dict[str, dict[str, int]] = {}
@@ -82,7 +103,7 @@ def _qrels(dataset: Any, name: str) -> Ragged:
         where = f"qrel {number}"
         query_id = _identifier(getattr(qrel, "query_id", None), name, where)
         doc_id = _identifier(getattr(qrel, "doc_id", None), name, where)
-        grade = getattr(qrel, "relevance", None)
+        grade: object = getattr(qrel, "relevance", None)
         problem = grade_problem(grade)
         if problem is not None:
             raise GoldSetError(
@@ -94,7 +115,7 @@ def _qrels(dataset: Any, name: str) -> Ragged:
             raise GoldSetError(
                 f"{name}: {where}: doc {doc_id!r} is judged twice for query {query_id!r}"
             )
-        judged[doc_id] = int(grade)
+        judged[doc_id] = int(cast(int, grade))  # an integer: grade_problem checked it
     if not grouped:
         raise GoldSetError(f"{name}: the dataset has no qrels; a gold set needs judged queries")
     keys = list(grouped)
@@ -103,41 +124,45 @@ def _qrels(dataset: Any, name: str) -> Ragged:
     )
 
 
-def _identifier(value: Any, name: str, where: str) -> str:
+def _identifier(value: object, name: str, where: str) -> str:
     problem = id_problem(value)
     if problem is not None:
         raise GoldSetError(f"{name}: {where}: id {problem}")
     return str(value)
 
 
-def _fields(record: Any) -> dict[str, Any]:
+def _fields(record: object) -> dict[str, object]:
     asdict = getattr(record, "_asdict", None)
     return dict(asdict()) if callable(asdict) else {}
 
 
-def _text(record: Any) -> str | None:
+def _text(record: object) -> str | None:
     default_text = getattr(record, "default_text", None)
     if callable(default_text):
         text = default_text()
         return text if isinstance(text, str) and text else None
     fields = _fields(record)
-    body = next((fields[name] for name in _TEXT_FIELDS if isinstance(fields.get(name), str)), None)
-    title = fields.get("title") if isinstance(fields.get("title"), str) else None
-    return model_text(title, body)
+    texts = (fields.get(name) for name in _TEXT_FIELDS)
+    body = next((text for text in texts if isinstance(text, str)), None)
+    return model_text(_title(fields), body)
 
 
-def _document(record: Any, name: str, where: str) -> GoldDocument:
+def _title(fields: dict[str, object]) -> str | None:
+    title = fields.get("title")
+    return title if isinstance(title, str) else None
+
+
+def _document(record: object, name: str, where: str) -> GoldDocument:
     doc_id = _identifier(getattr(record, "doc_id", None), name, where)
     text = _text(record)
     fields = _fields(record)
     focus = metadata_focus_time(fields, where=f"{name}: doc {doc_id!r}", error=GoldSetError) or (
         FocusTime.from_text(text) if text else None
     )
-    title = fields.get("title") if isinstance(fields.get("title"), str) else None
-    return GoldDocument(doc_id, text, focus or None, None, title or None)
+    return GoldDocument(doc_id, text, focus or None, None, _title(fields) or None)
 
 
-def _documents(dataset: Any, name: str) -> Iterator[GoldDocument]:
+def _documents(dataset: _WithDocs, name: str) -> Iterator[GoldDocument]:
     for number, record in enumerate(dataset.docs_iter(), start=1):
         yield _document(record, name, f"document {number}")
 
@@ -146,13 +171,13 @@ class DocsStoreCorpus(LazyDocuments):
     """The dataset's documents, looked up in its docs store when first needed. Their ids are read
     (one pass over ``docs_iter()``) only when something asks for all of them."""
 
-    def __init__(self, dataset: Any, name: str) -> None:
+    def __init__(self, dataset: _WithDocsStore, name: str) -> None:
         super().__init__({})
         self._dataset, self._name = dataset, name
-        self._store: Any = None
+        self._store: _DocsStore | None = None
         self._all_ids: dict[str, int] | None = None
 
-    def _lookup(self, doc_id: str) -> Any:
+    def _lookup(self, doc_id: str) -> object:
         if self._store is None:
             self._store = self._dataset.docs_store()
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeAlias, cast
 
 from pytest_tempoeval.data.focus_time import FocusTime
 from pytest_tempoeval.data.gold_schema import GoldDocument, GoldQuery, warn_undeclared
@@ -27,18 +27,24 @@ GRADE = ("relevance", "grade", "score", "rel", "label")
 TEXT = ("text", "query", "body", "contents")
 
 
+class _Collects(Protocol):  # a polars LazyFrame: collected first
+    def collect(self) -> object: ...
+    def lazy(self) -> object: ...
+
+
+# What GoldSet.from_records reads: records (dicts or tuples), or a pandas/polars DataFrame of them.
+Records: TypeAlias = Iterable[object] | _Collects
+
+
 @dataclass(frozen=True)
 class RecordsContent:
     queries: list[GoldQuery]
     documents: list[GoldDocument]
 
 
-def read_records(
-    queries: Iterable[Any], qrels: Iterable[Any], documents: Iterable[Any]
-) -> RecordsContent:
-    queries, qrels, documents = _rows(queries), _rows(qrels), _rows(documents)
+def read_records(queries: Records, qrels: Records, documents: Records) -> RecordsContent:
     judged: dict[str, dict[str, int]] = {}
-    for number, record in enumerate(qrels, start=1):
+    for number, record in enumerate(_rows(qrels), start=1):
         where = f"qrels record {number}"
         query_id, doc_id, grade = _qrel(record, where)
         grades = judged.setdefault(query_id, {})
@@ -46,7 +52,7 @@ def read_records(
             raise _error(where, f"doc {doc_id!r} is judged twice for query {query_id!r}")
         grades[doc_id] = grade
     gold_queries: dict[str, GoldQuery] = {}
-    for number, record in enumerate(queries, start=1):
+    for number, record in enumerate(_rows(queries), start=1):
         where = f"queries record {number}"
         if isinstance(record, Mapping):
             query_id = _id(_field(record, QUERY_ID, where, "query id"), where)
@@ -60,7 +66,7 @@ def read_records(
         gold_queries[query_id] = GoldQuery(query_id, text, focus, relevant=judged.get(query_id, {}))
     for query_id, grades in judged.items():  # judged, but with no query record: no text
         gold_queries.setdefault(query_id, GoldQuery(query_id, relevant=grades))
-    gold_documents = [_document(record, n) for n, record in enumerate(documents, start=1)]
+    gold_documents = [_document(record, n) for n, record in enumerate(_rows(documents), start=1)]
     if gold_documents:
         declared = {document.id for document in gold_documents}
         undeclared = [
@@ -75,20 +81,24 @@ def read_records(
     return RecordsContent(list(gold_queries.values()), gold_documents)
 
 
-def _rows(records: Iterable[Any]) -> Iterable[Any]:
+def _rows(records: object) -> Iterable[object]:
     """A table's rows as dicts: a DataFrame iterates over its column names, which would read as one
     malformed record per column. Polars is asked first: its DataFrame has a ``to_dict`` too, which
     gives columns and takes no ``"records"``."""
-    if callable(getattr(records, "collect", None)) and callable(getattr(records, "lazy", None)):
-        records = records.collect()  # a polars LazyFrame (its .columns would warn, so not asked)
-    if callable(getattr(records, "to_dicts", None)):
-        return records.to_dicts()  # polars
-    if hasattr(records, "columns") and callable(getattr(records, "to_dict", None)):
-        return records.to_dict("records")  # pandas
-    return records
+    collect = getattr(records, "collect", None)
+    if callable(collect) and callable(getattr(records, "lazy", None)):
+        records = collect()  # a polars LazyFrame (its .columns would warn, so not asked)
+    rows: Iterable[object]
+    if callable(to_dicts := getattr(records, "to_dicts", None)):
+        rows = to_dicts()  # polars
+    elif hasattr(records, "columns") and callable(to_dict := getattr(records, "to_dict", None)):
+        rows = to_dict("records")  # pandas
+    else:
+        rows = cast("Iterable[object]", records)  # (anything else: what records were given)
+    return rows
 
 
-def _qrel(record: Any, where: str) -> tuple[str, str, int]:
+def _qrel(record: object, where: str) -> tuple[str, str, int]:
     if isinstance(record, Mapping):
         query_id = _field(record, QUERY_ID, where, "query id", exclude=("id", "_id"))
         doc_id = _field(record, DOC_ID, where, "doc id", exclude=("id", "_id"))
@@ -105,10 +115,10 @@ def _qrel(record: Any, where: str) -> tuple[str, str, int]:
     problem = grade_problem(grade)
     if problem is not None:
         raise _error(where, f"grade {grade!r} of doc {doc_id!r} for query {query_id!r} {problem}")
-    return query_id, doc_id, grade
+    return query_id, doc_id, cast(int, grade)  # an integer: grade_problem checked it
 
 
-def _document(record: Any, number: int) -> GoldDocument:
+def _document(record: object, number: int) -> GoldDocument:
     where = f"documents record {number}"
     if isinstance(record, Mapping):
         doc_id = _id(_field(record, DOC_ID, where, "doc id"), where)
@@ -136,23 +146,23 @@ def _focus_time(
     return found or None
 
 
-def _pair(record: Any, where: str, shape: str) -> tuple[str, str | None]:
+def _pair(record: object, where: str, shape: str) -> tuple[str, str | None]:
     if not isinstance(record, (tuple, list)) or len(record) != 2:
         raise _error(where, f"expected a dict or {shape}, got {record!r:.80}")
     return _id(record[0], where), _optional_text(record[1], where)
 
 
-def _first(record: Mapping[str, Any], names: tuple[str, ...]) -> Any:
+def _first(record: Mapping[str, object], names: tuple[str, ...]) -> object:
     return next((record[name] for name in names if name in record), None)
 
 
 def _field(
-    record: Mapping[str, Any],
+    record: Mapping[str, object],
     names: tuple[str, ...],
     where: str,
     what: str,
     exclude: tuple[str, ...] = (),
-) -> Any:
+) -> object:
     for name in names:
         if name in record and name not in exclude:
             return record[name]
@@ -163,7 +173,7 @@ def _field(
     )
 
 
-def _id(value: Any, where: str) -> str:
+def _id(value: object, where: str) -> str:
     if hasattr(value, "item"):  # a numpy integer from a DataFrame
         value = value.item()
     problem = id_problem(value)
@@ -172,7 +182,7 @@ def _id(value: Any, where: str) -> str:
     return str(value)
 
 
-def _optional_text(value: Any, where: str) -> str | None:
+def _optional_text(value: object, where: str) -> str | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):  # pandas' "none"
         return None
     if not isinstance(value, str):

@@ -25,20 +25,20 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from pytest_tempoeval.errors import located
 from pytest_tempoeval.files import regular_file_problem
 
 
-class LineDict(dict):
+class LineDict(dict[Any, Any]):
     """A mapping that knows its own line and the line of each key."""
 
     line: int | None = None
     key_lines: dict[Any, int | None]
 
 
-class LineList(list):
+class LineList(list[Any]):
     """A sequence that knows its own line and the line of each item."""
 
     line: int | None = None
@@ -54,7 +54,7 @@ class SourceInt(int):
 SHOWN_CHARACTERS = 80  # an error quotes this much of a value: a whole file would bury the message
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """A value as the user wrote it (YAML integers keep their spelling), cut to a line's length:
     a file that is not a gold set reads as one long value, and an error must not paste it."""
     text = value.source if isinstance(value, SourceInt) else repr(value)
@@ -82,9 +82,9 @@ def read_text(path: Path, error: type[Exception], what: str) -> str:
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as problem:
-        line = data[: problem.start].count(b"\n") + 1
-        byte = data[problem.start : problem.start + 1]
+    except UnicodeDecodeError as bad:
+        line = data[: bad.start].count(b"\n") + 1
+        byte = data[bad.start : bad.start + 1]
         raise error(
             located(path, line, f"byte {byte!r} is not valid UTF-8: save the file as UTF-8")
         ) from None
@@ -333,7 +333,8 @@ def json_tree(text: str, source: Source) -> Any:
         enter(start)
         starts: list[int] = []
         memo = rest[2] if len(rest) > 2 and rest[2] is not None else {}
-        pairs, end = json.decoder.JSONObject(
+        # The pure-Python scanner's hooks: undocumented, so not in typeshed.
+        pairs, end = json.decoder.JSONObject(  # type: ignore[attr-defined]
             s_and_end, strict, recording(scan_once, starts), None, list, memo
         )
         mapping = LineDict()
@@ -353,7 +354,9 @@ def json_tree(text: str, source: Source) -> Any:
         _, start = s_and_end
         enter(start)
         starts: list[int] = []
-        items, end = json.decoder.JSONArray(s_and_end, recording(scan_once, starts))
+        items, end = json.decoder.JSONArray(  # type: ignore[attr-defined]
+            s_and_end, recording(scan_once, starts)
+        )
         out = LineList(items)
         out.line = line_at(start - 1)
         out.item_lines = [line_at(index) for index in starts]
@@ -361,9 +364,9 @@ def json_tree(text: str, source: Source) -> Any:
         return out, end
 
     decoder = json.JSONDecoder(parse_constant=_Constant)
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    decoder.parse_array = parse_array  # type: ignore[assignment]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.parse_array = parse_array  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
     try:
         value = decoder.decode(text)
     except json.JSONDecodeError as error:
@@ -403,7 +406,7 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return mapping
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(name)
 
 

@@ -10,6 +10,7 @@ trec_eval's order, grades become judgments.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -56,7 +57,7 @@ class _Format:
 
     def line_format(self) -> LineFormat:
         value_name = self.layout.split()[self.value]
-        numbers = (
+        numbers: dict[int, tuple[str, Callable[[np.ndarray, int], np.ndarray], str]] = (
             {self.value: (value_name, parse_float_words, "a number")} if self.parse_value else {}
         )
         texts = () if self.parse_value else (self.value,)
@@ -252,6 +253,7 @@ def _decode_queries(
         return tuple([key.decode("ascii") for key in keys])
     decoded: list[str] = []
     for key, start in zip(keys, offsets[:-1].tolist()):
+        text = ""
         try:
             text = key.decode("utf-8")
             problem = id_problem(text)
