@@ -48,11 +48,14 @@ class Recording:
     batch_status: StatusLine | None = None  # called with a status line while a batch is processed
 
     def __post_init__(self) -> None:
-        poll = self.batch_poll  # 0 or less would poll the API in a busy loop, inf never
-        number = isinstance(poll, int | float) and not isinstance(poll, bool)
-        if not (number and math.isfinite(poll) and poll > 0):
+        # 0 or less would poll the API in a busy loop, inf never; checked as any object, since a
+        # caller without a type checker may pass a string or a bool
+        poll: object = self.batch_poll
+        if isinstance(poll, bool) or not isinstance(poll, int | float):
+            poll = math.nan
+        if not (math.isfinite(poll) and poll > 0):
             raise ValueError(
-                f"batch_poll must be a positive, finite number of seconds, got {poll!r}"
+                f"batch_poll must be a positive, finite number of seconds, got {self.batch_poll!r}"
             )
 
     def refuse_unused(self, judge: str, used: Collection[str]) -> None:
