@@ -229,7 +229,7 @@ class AnthropicJudge:
         try:
             judgments = list(await asyncio.gather(*tasks))
         except BaseException as error:
-            if isinstance(error, JudgeBudgetSpent):
+            if isinstance(error, JudgeBudgetSpent) and self.budget is not None:
                 # Requests already sent are paid for: let them finish, and keep their answers.
                 await asyncio.gather(*tasks, return_exceptions=True)
                 still = sum(1 for prompt in prompts if (self.model, prompt) not in self._replies)
@@ -444,7 +444,8 @@ class AnthropicJudge:
         if loop not in self._clients:
             import anthropic
 
-            options = {
+            # Any: the client's keyword types differ between the anthropic versions we support
+            options: dict[str, Any] = {
                 key: value for key, value in self._client_options.items() if value is not None
             }
             if "api_key" not in options and not os.environ.get("ANTHROPIC_API_KEY"):

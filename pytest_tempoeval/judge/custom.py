@@ -194,7 +194,7 @@ class CachedJudge:
         try:
             values = await asyncio.gather(*(answer(k, *rest) for k, _, *rest in keyed))
         except JudgeError as error:
-            if isinstance(error, JudgeBudgetSpent):
+            if isinstance(error, JudgeBudgetSpent) and self.budget is not None:
                 # Requests already sent are paid for: let them finish, and keep their answers.
                 await asyncio.gather(*pending.values(), return_exceptions=True)
                 still = sum(1 for key in unique if key not in self._answers)
@@ -273,6 +273,7 @@ def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
         raise JudgeCassetteError(f"{path}: cannot read the judgment cache ({error})") from None
     source = Source(path, JudgeCassetteError)
     problem = None
+    data: object = None
     try:
         data = strict_json(text, source)
     except JudgeCassetteError as error:
@@ -280,7 +281,8 @@ def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
     if problem is not None:  # raised outside the handler: no "during handling..." chain
         raise JudgeCassetteError(f"{problem}. {_LEFT_AS_IT_IS}")
     answers = data.get("answers") if isinstance(data, dict) else None
-    if not isinstance(answers, list) or data.get("version") != CACHE_VERSION:
+    version = data.get("version") if isinstance(data, dict) else None
+    if not isinstance(answers, list) or version != CACHE_VERSION:
         raise JudgeCassetteError(
             f"{path}: not a judgment cache: expected version {CACHE_VERSION} and an 'answers' list"
         )

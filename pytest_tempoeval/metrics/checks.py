@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, FrameType
 from typing import Any
 
 
@@ -88,9 +88,9 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 def discarded_at() -> str:
     """``file:line`` of the comparison running now when its caller throws its value away (a bare
     statement), else an empty string. The caller is the first frame outside this package."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        frame = frame.f_back  # type: ignore[assignment]
+        frame = frame.f_back
     if frame is None or not _pops_after(frame.f_code, frame.f_lasti):
         return ""
     path = frame.f_code.co_filename

@@ -43,7 +43,7 @@ def focus_index(gold: GoldSet) -> FocusIndex:
 def _build_focus_index(gold: GoldSet) -> FocusIndex:
     # Interned by the years' frozenset (hash cached, compared in C), with C-level loops: no Python
     # work per document beyond one dict lookup, and a call only for a focus time not seen before.
-    no_time = frozenset()
+    no_time: frozenset[int] = frozenset()
     code_of = _CodeOf({no_time: -1})
     query_years = [
         no_time if q.focus_time is None else q.focus_time.years for q in gold.queries.values()
