@@ -54,7 +54,10 @@ def run(ctx: Context) -> dict[str, Any]:
         targets += met
     time_columns = ["shape", "corpus MiB", "plugin load", "plain load", "plugin / plain"]
     memory_columns = ["shape", "plugin peak RSS", "plain peak RSS", "plugin / corpus"]
+    ratios = ", ".join(f"{row[4]:g}" for row in times)
+    multiples = ", ".join(f"{row[3]:g}x" for row in memory)
     return {
+        "headline": f"load plugin / plain: {ratios}; peak RSS / corpus: {multiples}",
         "params": {"shapes": shapes, "floor_mib": round(floor)},
         "tables": [
             {

@@ -84,4 +84,9 @@ def run(ctx: Context) -> dict[str, Any]:
         "note": f"{(version.stdout or version.stderr).strip()}; every shape printed the "
         "same six values on both sides.",
     }
-    return {"params": {"shapes": shapes}, "tables": [table]}
+    ratios = ", ".join(f"{row[4]:.3g} ({row[0]})" for row in rows)
+    return {
+        "params": {"shapes": shapes},
+        "tables": [table],
+        "headline": f"time tempoeval / trec_eval: {ratios}",
+    }

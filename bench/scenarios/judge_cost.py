@@ -104,7 +104,11 @@ def run(ctx: Context) -> dict[str, Any]:
         ]
         for name, runs in recordings.items()
     ]
+    live, batch = (median([r["seconds"] for r in runs]) for runs in recordings.values())
+    headline = f"record {recorded:,}: live {live:.2f} s, batch {batch:.2f} s; 10,000 judgments: "
+    headline += f"{dollars(live_cost)} live, {dollars(batch_cost)} batch"
     return {
+        "headline": headline,
         "params": {"dry_run": dry_n, "recorded": recorded, "latency": LATENCY},
         "tables": [
             {
