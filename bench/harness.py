@@ -250,6 +250,8 @@ def run_scenario(
     path = out_dir / f"{name}.json"
     path.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     log(render_result(result))
+    if out_dir == RESULTS:
+        write_tables()
     return path
 
 
@@ -374,6 +376,13 @@ def with_generated(readme: str, block: str) -> str:
     return f"{head}{BEGIN}\n{block}{END}{tail}"
 
 
+def write_tables() -> None:
+    """Regenerate bench/README.md's summary and bench/results/README.md from the stored JSON."""
+    results = load_results()
+    README.write_text(with_generated(README.read_text("utf-8"), render_summary(results)), "utf-8")
+    (RESULTS / "README.md").write_text(DETAILS + render(results), "utf-8")
+
+
 # -- command line ----------------------------------------------------------------------------
 
 
@@ -397,14 +406,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name in names:
             log(f"{name:20s} {purpose(load_scenario(name))}")
     elif args.command == "table":
-        results = load_results()
-        if not args.write:
-            log(render(results))
-            return 0
-        README.write_text(
-            with_generated(README.read_text("utf-8"), render_summary(results)), "utf-8"
-        )
-        (RESULTS / "README.md").write_text(DETAILS + render(results), "utf-8")
+        if args.write:
+            write_tables()
+        else:
+            log(render(load_results()))
     else:
         chosen = names if args.scenarios == ["all"] else args.scenarios
         unknown = sorted(set(chosen) - set(names))
