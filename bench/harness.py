@@ -436,6 +436,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # the scenarios import bench.harness: run that one, not a copy
+    if not __package__:
+        raise SystemExit("run it from the repository root as: python -m bench.harness ...")
     from bench.harness import main as harness_main
 
     sys.exit(harness_main())

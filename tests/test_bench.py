@@ -162,3 +162,14 @@ def test_the_gold_scenario_knows_the_data_shapes(harness: types.ModuleType) -> N
     data = importlib.import_module("bench.data")
     gold = harness.load_scenario("gold_vs_pytrec")
     assert gold.SHAPES == {name: shape.docs_per_query for name, shape in data.SHAPES.items()}
+
+
+def test_the_command_line_lists_every_scenario(
+    harness: types.ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert harness.main(["list"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert listed == harness.scenario_names()
+    with pytest.raises(SystemExit):
+        harness.main(["run", "no_such_scenario"])
+    assert "unknown scenario no_such_scenario" in capsys.readouterr().err
