@@ -295,9 +295,10 @@ def git_version() -> str:
 
 
 def number(value: float) -> str:
-    """Three significant digits, no exponent for the sizes a benchmark shows."""
+    """Three significant digits, no exponent for the sizes a benchmark shows (and no thousands
+    separator: spreads print as ``[min, max]``)."""
     if value == 0 or abs(value) >= 99.95:
-        return f"{value:,.0f}"
+        return f"{value:.0f}"
     return f"{value:#.3g}".rstrip(".")
 
 

@@ -123,7 +123,7 @@ def test_a_skipped_scenario_writes_nothing(
 
 def test_numbers_keep_three_significant_digits(harness: types.ModuleType) -> None:
     shown = [harness.number(x) for x in (0.09998, 1.5, 12.34, 123.4, 12345.6, 0.0)]
-    assert shown == ["0.100", "1.50", "12.3", "123", "12,346", "0"]
+    assert shown == ["0.100", "1.50", "12.3", "123", "12346", "0"]
 
 
 def test_the_readme_block_is_replaced_between_the_markers(harness: types.ModuleType) -> None:
