@@ -234,8 +234,8 @@ def test_json_serializer_from_ini(suite: pytest.Pytester, monkeypatch: pytest.Mo
 
 
 def test_missing_cassette_fails_at_once_without_sdk_or_network(tmp_path: Path) -> None:
-    """Why a miss is fast (bench_judge.py measures it: ~0.2 s for the whole process): nothing but a
-    file check stands between the judge and the error."""
+    """Why a miss is fast (the bench judge_replay scenario measures it: ~0.2 s for the whole
+    process): nothing but a file check stands between the judge and the error."""
     import subprocess
     import sys
 
