@@ -22,6 +22,10 @@ from pytest_tempoeval.data.columns import (
     sort_within_groups,
     words_to_ids,
 )
+from pytest_tempoeval.data.columns import ids as ids_module
+from pytest_tempoeval.data.columns import join as join_module
+from pytest_tempoeval.data.columns import keys as keys_module
+from pytest_tempoeval.data.columns import lookup as lookup_module
 from pytest_tempoeval.data.readers.trec_tokens import parse_floats
 
 
@@ -48,7 +52,7 @@ def test_id_lookup_finds_exactly_what_a_dict_finds(
         "all equal": lambda words, salt=None: zeros(len(words)),
         "two values": lambda words, salt=None: (words[:, 0] & np.uint64(1 << 56)) << np.uint64(7),
     }
-    with mock.patch.object(columns, "hash_words", fake.get(hashes, hash_words)):
+    with mock.patch.object(lookup_module, "hash_words", fake.get(hashes, hash_words)):
         lookup = IdLookup(id_words(encode_ids(stored or ["unused"])[: len(stored)]))
         assert lookup.find(id_words(encode_ids(asked or ["a"])[: len(asked)])).tolist() == expected
 
@@ -58,7 +62,7 @@ def test_id_lookup_finds_exactly_what_a_dict_finds(
 def test_encode_ids_equals_encoding_each_id(ids: list[str], cut_cells: int) -> None:
     """Any text (newlines, NUL-free or not, non-ASCII) comes out as each id's UTF-8 bytes, also
     when short ids are cut in many small blocks."""
-    with mock.patch.object(columns, "_CUT_CELLS", cut_cells):
+    with mock.patch.object(ids_module, "_CUT_CELLS", cut_cells):
         encoded = encode_ids(ids)
     assert encoded.tolist() == [value.encode("utf-8").rstrip(b"\0") for value in ids]
     assert encoded.dtype.itemsize == max([len(value.encode("utf-8")) for value in ids] + [1])
@@ -95,7 +99,9 @@ def test_join_within_groups_equals_per_group_dicts(
     right_words = id_words(encode_ids(right))
     left_words = id_words(encode_ids(left))
     if colliding:  # every hash the same: only the verification on the full ids tells rows apart
-        with mock.patch.object(columns, "hash_words", lambda words, salt=None: zeros(len(words))):
+        with mock.patch.object(
+            join_module, "hash_words", lambda words, salt=None: zeros(len(words))
+        ):
             found = join_within_groups(
                 left_counts, left_words, right_offsets, right_words, zeros(len(right)), chunk_rows
             )
@@ -147,7 +153,9 @@ def test_duplicate_pairs_equal_a_dict_per_group(
             else:
                 first[doc] = row
     if colliding:
-        with mock.patch.object(columns, "hash_words", lambda words, salt=None: zeros(len(words))):
+        with mock.patch.object(
+            join_module, "hash_words", lambda words, salt=None: zeros(len(words))
+        ):
             found = duplicate_pairs(offsets, words, chunk_rows)
     else:
         found = duplicate_pairs(offsets, words, chunk_rows)
@@ -285,7 +293,7 @@ def test_hash_words_in_blocks_equals_one_block(salted: bool) -> None:
     words = rng.integers(0, 2**63, size=(1000, 3), dtype=np.uint64)
     salt = rng.integers(0, 50, size=1000) if salted else None
     whole = hash_words(words, salt)
-    with mock.patch.object(columns, "_HASH_BLOCK_ROWS", 64):
+    with mock.patch.object(keys_module, "_HASH_BLOCK_ROWS", 64):
         blocked = hash_words(words, salt)
     assert blocked.tolist() == whole.tolist()
     assert len(set(whole.tolist())) == 1000  # distinct rows, distinct hashes here

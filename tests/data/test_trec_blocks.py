@@ -17,7 +17,7 @@ def run_lines(n_queries: int) -> list[str]:
 @pytest.fixture
 def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of 256 bytes: a small file crosses dozens of blocks and uses the thread pool."""
-    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", 256)
 
 
 def test_blocks_and_threads_give_the_same_run(
@@ -26,7 +26,7 @@ def test_blocks_and_threads_give_the_same_run(
     path = tmp_path / "run.trec"
     path.write_text("".join(run_lines(40)))
     whole = Run.load(path)
-    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", 256)
     blocked = Run.load(path)
     assert {q: blocked[q] for q in blocked} == {q: whole[q] for q in whole}
     assert {q: blocked.scores(q) for q in blocked} == {q: whole.scores(q) for q in whole}
@@ -76,7 +76,7 @@ def test_an_unexpected_failure_in_a_block_reaches_the_caller(
     path = tmp_path / "run.trec"
     path.write_text("".join(run_lines(20)))
     calls = []
-    regular_layout = trec_tokens._regular_layout
+    regular_layout = trec_tokens.layout._regular_layout
 
     def failing_third_block(*args: object) -> object:
         calls.append(1)
@@ -84,7 +84,7 @@ def test_an_unexpected_failure_in_a_block_reaches_the_caller(
             raise MemoryError("block three")
         return regular_layout(*args)
 
-    monkeypatch.setattr(trec_tokens, "_regular_layout", failing_third_block)
+    monkeypatch.setattr(trec_tokens.layout, "_regular_layout", failing_third_block)
     with pytest.raises(MemoryError, match="block three"):
         Run.load(path)
     assert len(calls) >= 4  # the blocks after the failed one ran, and returned
@@ -130,7 +130,7 @@ def test_blocks_written_in_place_hold_every_field_and_line(
         6, (0, 2), {4: ("score", trec_tokens.parse_float_words, "a number")}, "run", True
     )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_tokens, "BLOCK_BYTES", block_bytes)
+        patch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", block_bytes)
         fields = trec_tokens.read_fields(path, layout, RunError)
     expected = [
         (number, line.split())
