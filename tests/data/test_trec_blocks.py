@@ -2,12 +2,14 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run, RunError, ndcg
 from pytest_tempoeval.data.readers import trec_tokens
+from pytest_tempoeval.data.readers.trec_tokens.fields import PADDING, Problem
 
 
 def run_lines(n_queries: int) -> list[str]:
@@ -145,3 +147,32 @@ def test_blocks_written_in_place_hold_every_field_and_line(
     # the row before it, which decodes fine).
     non_ascii = {row for row, (_, split) in enumerate(expected) if not " ".join(split).isascii()}
     assert non_ascii <= set(fields.non_ascii_rows.tolist())
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.lists(st.text(alphabet="ab1.-é", min_size=1, max_size=12), min_size=4, max_size=4)),
+    st.sampled_from([" ", "\t"]),
+)
+def test_the_regular_layout_finds_the_fields_the_general_one_finds(
+    rows: list[list[str]], blank: str
+) -> None:
+    """The fast path for one blank between fields is a twin of the general path: on the files it
+    accepts, the same lines, the same field starts and lengths."""
+    text = "".join(blank.join(row) + "\n" for row in rows).encode() or b"\n"
+    buffer = np.frombuffer(text + bytes(PADDING), dtype=np.uint8).copy()
+    is_blank = buffer[: len(text)] <= 32
+    blanks = np.flatnonzero(is_blank)
+    fast = trec_tokens.layout._regular_layout(buffer, len(text), is_blank, blanks, 4)
+    general = trec_tokens.layout._general_layout(
+        buffer, len(text), blanks, trec_tokens.LineFormat(4, (0, 1, 2, 3), {}, "test")
+    )
+    assert (fast is None) == (not rows)
+    if fast is not None:
+        assert not isinstance(general, Problem)
+        assert fast[0].tolist() == general[0].tolist()
+        assert fast[2] == general[2]
+        for field in range(4):
+            assert [bound.tolist() for bound in fast[1][field]] == [
+                bound.tolist() for bound in general[1][field]
+            ]
