@@ -8,8 +8,7 @@ collide: every caller verifies a candidate on its full id words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -56,8 +55,7 @@ def bits_for(n_rows: int) -> int:
     return max(1, (n_rows - 1).bit_length())
 
 
-@dataclass(frozen=True)
-class KeyLayout:
+class KeyLayout(NamedTuple):
     """The bits of a sort key, from the most significant::
 
         | the row's hash, its top bits | side: 1 bit, if has_side | row: row_bits bits |

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -59,8 +59,7 @@ class TrecFields:
         return words_to_ids(self.words[field], self.widths[field])
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """What is wrong with a block, at a line relative to the block (a value, not an exception:
     blocks are parsed on worker threads, and only the reader knows the block's first line)."""
 

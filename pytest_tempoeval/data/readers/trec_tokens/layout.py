@@ -10,8 +10,7 @@ builds the array of all tokens and names the line of any problem.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -49,8 +48,7 @@ class FieldBounds(dict[int, tuple["Positions", "Positions"]]):
 Layout = tuple["Positions", FieldBounds, int]
 
 
-@dataclass(frozen=True, eq=False)
-class Lines:
+class Lines(NamedTuple):
     """A block's data lines: where each field is, and how wide."""
 
     numbers: Positions  # line of each row, relative to the block (0 = its first line)

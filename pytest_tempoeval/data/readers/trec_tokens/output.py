@@ -8,8 +8,7 @@ never written are never touched. Ids are gathered word by word from the block's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -35,8 +34,7 @@ if TYPE_CHECKING:
 _INT32_LINES = 2**30  # fewer rows than this: int32 line numbers fit (a file below 4 GiB)
 
 
-@dataclass(frozen=True, eq=False)
-class Stored:
+class Stored(NamedTuple):
     """What a block wrote, for the reading thread's book-keeping."""
 
     rows: slice

@@ -14,9 +14,8 @@ import os
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -172,8 +171,7 @@ def _after_last_newline(buffer: npt.NDArray[np.uint8], filled: int) -> int:
     return 0
 
 
-@dataclass(frozen=True)
-class _Start:
+class _Start(NamedTuple):
     """Where a block's rows start in the output, and its first line (0-based)."""
 
     row: int
