@@ -157,7 +157,9 @@ def _positions(
     ``offsets[g]``, this side's rows ``skip`` places into it)."""
     lengths = np.diff(side_offsets)
     shift = offsets[:-1] + skip - side_offsets[:-1]
-    return np.arange(int(side_offsets[-1]), dtype=np.int64) + np.repeat(shift, lengths)
+    positions: npt.NDArray[np.int64] = np.arange(int(side_offsets[-1]), dtype=np.int64)
+    positions += np.repeat(shift, lengths)
+    return positions
 
 
 def duplicate_pairs(

@@ -79,7 +79,7 @@ class KeyLayout(NamedTuple):
     def pack(self, hashes: npt.NDArray[np.uint64], side: int = 0) -> npt.NDArray[np.uint64]:
         """One key per hash, its row being its index in ``hashes``, on ``side`` (0 or 1)."""
         shift = np.uint64(self.hash_shift)
-        keys = np.left_shift(hashes >> shift, shift)
+        keys: npt.NDArray[np.uint64] = np.left_shift(hashes >> shift, shift)
         keys |= np.arange(hashes.size, dtype=np.uint64)
         if side:
             keys |= self.side_bit
@@ -89,11 +89,15 @@ class KeyLayout(NamedTuple):
         self, keys: npt.NDArray[np.uint64], shift: int | None = None
     ) -> npt.NDArray[np.uint64]:
         """The hash bits of each key (those above ``shift``, by default the layout's own)."""
-        return keys >> np.uint64(self.hash_shift if shift is None else shift)
+        hashes: npt.NDArray[np.uint64] = keys >> np.uint64(
+            self.hash_shift if shift is None else shift
+        )
+        return hashes
 
     def sides(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.bool_]:
         """Whether each key is on side 1."""
-        return (keys & self.side_bit) != 0
+        on_side: npt.NDArray[np.bool_] = (keys & self.side_bit) != 0
+        return on_side
 
     def rows(self, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.int64]:
         return (keys & np.uint64((1 << self.row_bits) - 1)).astype(np.int64)

@@ -82,7 +82,8 @@ class Ragged:
         """Id words of some rows, without computing every row's (a run built in Python has only
         its ``S`` array until something needs all the words)."""
         if self.known_words is not None:
-            return self.known_words[rows]
+            words: npt.NDArray[np.uint64] = self.known_words[rows]
+            return words
         assert self.stored_ids is not None
         return id_words(self.stored_ids[rows])
 
@@ -124,7 +125,7 @@ def ragged_from_lists(
     lengths = np.fromiter((len(group) for group in groups), dtype=np.int64, count=len(groups))
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     flat_ids = [doc for group in groups for doc in group]
-    flat_values = np.fromiter(
+    flat_values: npt.NDArray[np.float64] | npt.NDArray[np.int64] = np.fromiter(
         (v for group in values for v in group), dtype=dtype, count=len(flat_ids)
     )
     return Ragged(tuple(keys), offsets, encode_ids(flat_ids), flat_values)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import mmap
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,7 +34,7 @@ def keep_freed_memory() -> None:
     np.empty(_SETTLE_BYTES, dtype=np.uint8)
 
 
-def zeros_in_small_pages(shape: tuple[int, ...], dtype: type[np.generic]) -> npt.NDArray:
+def zeros_in_small_pages(shape: tuple[int, ...], dtype: type[np.generic]) -> npt.NDArray[Any]:
     """Zeros in an anonymous mapping of its own: untouched pages cost nothing, as with np.zeros.
 
     numpy asks the kernel for transparent huge pages for any array of 4 MiB or more. The columns

@@ -61,7 +61,7 @@ def split_lines(buffer: npt.NDArray[np.uint8], end: int, layout: LineFormat) -> 
     """The data lines of ``buffer[:end]`` (whole lines), or the first problem among them."""
     is_blank = buffer[:end] <= _HIGHEST_BLANK
     blanks = np.flatnonzero(is_blank)
-    found = _regular_layout(buffer, end, is_blank, blanks, layout.n_fields)
+    found: Layout | Problem | None = _regular_layout(buffer, end, is_blank, blanks, layout.n_fields)
     if found is None:
         found = _general_layout(buffer, end, blanks, layout)
     if isinstance(found, Problem):

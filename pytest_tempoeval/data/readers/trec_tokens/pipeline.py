@@ -138,10 +138,10 @@ def _blocks_of_lines(path: Path) -> Iterator[tuple[npt.NDArray[np.uint8], int]]:
                 bigger[:carried] = buffer[:carried]
                 buffer = bigger
             capacity = buffer.size - PADDING
-            read = file.readinto(memoryview(buffer)[carried:capacity])
+            read = file.readinto(buffer.data[carried:capacity])
             filled = carried + read
             if cr_lines is None:
-                cr_lines = lines_end_in_cr(bytes(memoryview(buffer)[: min(filled, SNIFF_BYTES)]))
+                cr_lines = lines_end_in_cr(bytes(buffer.data[: min(filled, SNIFF_BYTES)]))
             if cr_lines:  # rare: only a file with no LF at all pays for this pass
                 fresh = buffer[carried:filled]
                 fresh[fresh == RETURN] = NEWLINE
