@@ -1,6 +1,7 @@
 """The columnar primitives behind the joins, checked against plain Python dicts and float()."""
 
 import itertools
+from collections.abc import Callable
 from unittest import mock
 
 import numpy as np
@@ -15,6 +16,7 @@ from pytest_tempoeval.data.columns import (
     count_per_group,
     duplicate_pairs,
     encode_ids,
+    group_rows,
     hash_words,
     id_words,
     join_within_groups,
@@ -22,7 +24,24 @@ from pytest_tempoeval.data.columns import (
     sort_within_groups,
     words_to_ids,
 )
-from pytest_tempoeval.data.readers.trec_tokens import parse_floats
+from pytest_tempoeval.data.columns import ids as ids_module
+from pytest_tempoeval.data.columns import join as join_module
+from pytest_tempoeval.data.columns import keys as keys_module
+from pytest_tempoeval.data.columns import lookup as lookup_module
+from pytest_tempoeval.data.columns.grouped import group_rows_reference, sort_within_groups_reference
+from pytest_tempoeval.data.columns.ids import id_words_reference
+from pytest_tempoeval.data.columns.join import (
+    duplicate_pairs_reference,
+    join_within_groups_reference,
+)
+from pytest_tempoeval.data.columns.keys import hash_words_reference
+from pytest_tempoeval.data.columns.lookup import find_reference
+from pytest_tempoeval.data.columns.order import runs_of_true_reference, trec_eval_order_reference
+from pytest_tempoeval.data.readers.trec_tokens import parse_floats, parse_ints
+from pytest_tempoeval.data.readers.trec_tokens.numbers import (
+    parse_float_reference,
+    parse_int_reference,
+)
 
 
 def zeros(n: int) -> np.ndarray:
@@ -30,6 +49,10 @@ def zeros(n: int) -> np.ndarray:
 
 
 IDS = st.text(alphabet="ab01é-_文", min_size=1, max_size=20)
+
+
+def encoded(groups: list[list[str]]) -> list[list[bytes]]:
+    return [[value.encode() for value in group] for group in groups]
 
 
 @settings(max_examples=200, deadline=None)
@@ -43,12 +66,12 @@ def test_id_lookup_finds_exactly_what_a_dict_finds(
 ) -> None:
     """Asked ids longer than any stored one included, and with hashes that collide: all of them,
     or half of them, so that a run of equal hash bits must be walked past wrong candidates."""
-    expected = [stored.index(value) if value in stored else -1 for value in asked]
+    expected = find_reference([value.encode() for value in stored], [v.encode() for v in asked])
     fake = {
         "all equal": lambda words, salt=None: zeros(len(words)),
         "two values": lambda words, salt=None: (words[:, 0] & np.uint64(1 << 56)) << np.uint64(7),
     }
-    with mock.patch.object(columns, "hash_words", fake.get(hashes, hash_words)):
+    with mock.patch.object(lookup_module, "hash_words", fake.get(hashes, hash_words)):
         lookup = IdLookup(id_words(encode_ids(stored or ["unused"])[: len(stored)]))
         assert lookup.find(id_words(encode_ids(asked or ["a"])[: len(asked)])).tolist() == expected
 
@@ -58,7 +81,7 @@ def test_id_lookup_finds_exactly_what_a_dict_finds(
 def test_encode_ids_equals_encoding_each_id(ids: list[str], cut_cells: int) -> None:
     """Any text (newlines, NUL-free or not, non-ASCII) comes out as each id's UTF-8 bytes, also
     when short ids are cut in many small blocks."""
-    with mock.patch.object(columns, "_CUT_CELLS", cut_cells):
+    with mock.patch.object(ids_module, "_CUT_CELLS", cut_cells):
         encoded = encode_ids(ids)
     assert encoded.tolist() == [value.encode("utf-8").rstrip(b"\0") for value in ids]
     assert encoded.dtype.itemsize == max([len(value.encode("utf-8")) for value in ids] + [1])
@@ -95,7 +118,9 @@ def test_join_within_groups_equals_per_group_dicts(
     right_words = id_words(encode_ids(right))
     left_words = id_words(encode_ids(left))
     if colliding:  # every hash the same: only the verification on the full ids tells rows apart
-        with mock.patch.object(columns, "hash_words", lambda words, salt=None: zeros(len(words))):
+        with mock.patch.object(
+            join_module, "hash_words", lambda words, salt=None: zeros(len(words))
+        ):
             found = join_within_groups(
                 left_counts, left_words, right_offsets, right_words, zeros(len(right)), chunk_rows
             )
@@ -104,10 +129,7 @@ def test_join_within_groups_equals_per_group_dicts(
         found = join_within_groups(
             left_counts, left_words, right_offsets, right_words, hashes, chunk_rows
         )
-    expected = []
-    for group, docs in enumerate(left_groups):
-        position = {doc: right_offsets[group] + i for i, doc in enumerate(right_groups[group])}
-        expected += [position.get(doc, -1) for doc in docs]
+    expected = join_within_groups_reference(encoded(left_groups), encoded(right_groups))
     assert found.tolist() == expected
 
 
@@ -120,7 +142,7 @@ def test_sort_within_groups_equals_sorting_each_group(groups: list[list[int]]) -
     offsets = np.cumsum([0] + [len(group) for group in groups])
     values = np.array([value for group in groups for value in group], dtype=np.uint64)
     sort_within_groups(values, offsets)
-    assert values.tolist() == [value for group in groups for value in sorted(group)]
+    assert values.tolist() == sort_within_groups_reference(groups)
 
 
 @settings(max_examples=200, deadline=None)
@@ -137,17 +159,11 @@ def test_duplicate_pairs_equal_a_dict_per_group(
     offsets = np.cumsum([0] + [len(group) for group in groups])
     words = id_words(encode_ids([doc for group in groups for doc in group] or ["a"]))
     words = words[: int(offsets[-1])]
-    expected = []
-    for group, docs in enumerate(groups):
-        first: dict[str, int] = {}
-        for i, doc in enumerate(docs):
-            row = int(offsets[group]) + i
-            if doc in first:
-                expected.append((first[doc], row))
-            else:
-                first[doc] = row
+    expected = duplicate_pairs_reference(encoded(groups))
     if colliding:
-        with mock.patch.object(columns, "hash_words", lambda words, salt=None: zeros(len(words))):
+        with mock.patch.object(
+            join_module, "hash_words", lambda words, salt=None: zeros(len(words))
+        ):
             found = duplicate_pairs(offsets, words, chunk_rows)
     else:
         found = duplicate_pairs(offsets, words, chunk_rows)
@@ -185,20 +201,31 @@ def test_parse_floats_equals_python_float(value: object) -> None:
     assert parse_floats(np.array([text, b"1.5"])).tolist()[0] == float(text)
 
 
+def parsed_like_the_reference(
+    parse: Callable[[np.ndarray], np.ndarray],
+    reference: Callable[[bytes], float],
+    text: str,
+    companion: bytes,
+) -> None:
+    """``parse`` reads ``text`` (after ``companion``) as ``reference`` does, or refuses it at its
+    row when ``reference`` refuses it."""
+    values = np.array([companion, text.encode()])
+    try:
+        expected = reference(text.encode())
+    except ValueError:
+        with pytest.raises(ValueError) as refused:
+            parse(values)
+        assert refused.value.args == (1,)
+    else:
+        assert repr(parse(values).tolist()[1]) == repr(expected)  # -0.0 stays -0.0
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="0123456789.+-", min_size=1, max_size=8))
 def test_short_numbers_parse_as_float_does_or_are_refused(text: str) -> None:
     """Numbers of up to 8 bytes take the word-at-a-time path: signs, a leading or trailing dot,
     leading zeros; anything float() refuses is refused at its row."""
-    values = np.array([b"1", text.encode()])
-    try:
-        expected = float(text)
-    except ValueError:
-        with pytest.raises(ValueError) as refused:
-            parse_floats(values)
-        assert refused.value.args == (1,)
-    else:
-        assert repr(parse_floats(values).tolist()[1]) == repr(expected)  # -0.0 stays -0.0
+    parsed_like_the_reference(parse_floats, float, text, b"1")
 
 
 def test_long_judgment_lists_against_a_short_ranking() -> None:
@@ -215,14 +242,9 @@ def test_long_judgment_lists_against_a_short_ranking() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=40))
 def test_runs_of_true_equal_groupby(flags: list[bool]) -> None:
+    """k tied neighbours join k + 1 rows."""
     starts, lengths = columns._runs_of_true(np.array(flags))
-    expected, position = [], 0
-    for flag, group in itertools.groupby(flags):
-        size = len(list(group))
-        if flag:
-            expected.append((position, size + 1))  # k tied neighbours join k + 1 rows
-        position += size
-    assert list(zip(starts.tolist(), lengths.tolist())) == expected
+    assert list(zip(starts.tolist(), lengths.tolist())) == runs_of_true_reference(flags)
 
 
 def test_a_tie_longer_than_an_int16_is_ordered_by_doc_id() -> None:
@@ -264,12 +286,10 @@ def test_trec_eval_order_in_chunks_of_queries(
         offsets, scores, id_words(ids), min_chunk_rows=chunk_rows
     )
     got = [doc.decode() for doc in words_to_ids(words, ids.dtype.itemsize)]
-    expected = [
-        doc
-        for pairs in rankings
-        for doc, _ in sorted(pairs, key=lambda pair: (pair[1], pair[0].encode()), reverse=True)
-    ]
-    assert got == expected
+    ordered = trec_eval_order_reference(
+        [[(doc.encode(), score) for doc, score in pairs] for pairs in rankings]
+    )
+    assert got == [doc.decode() for pairs in ordered for doc, _ in pairs]
     score_of = [dict(pairs) for pairs in rankings]
     query_of_row = np.repeat(np.arange(len(rankings)), np.diff(offsets))
     assert ordered_scores.tolist() == [
@@ -285,7 +305,7 @@ def test_hash_words_in_blocks_equals_one_block(salted: bool) -> None:
     words = rng.integers(0, 2**63, size=(1000, 3), dtype=np.uint64)
     salt = rng.integers(0, 50, size=1000) if salted else None
     whole = hash_words(words, salt)
-    with mock.patch.object(columns, "_HASH_BLOCK_ROWS", 64):
+    with mock.patch.object(keys_module, "_HASH_BLOCK_ROWS", 64):
         blocked = hash_words(words, salt)
     assert blocked.tolist() == whole.tolist()
     assert len(set(whole.tolist())) == 1000  # distinct rows, distinct hashes here
@@ -294,3 +314,68 @@ def test_hash_words_in_blocks_equals_one_block(salted: bool) -> None:
         for i in (0, 63, 64, 999)
     ]
     assert single == [int(whole[i]) for i in (0, 63, 64, 999)]
+
+
+# -- the reference implementations (plain Python, beside the fast code) against their fast twins --
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(IDS, min_size=1, max_size=30))
+def test_id_words_equal_int_from_bytes(ids: list[str]) -> None:
+    """The id-word layout: big-endian 8-byte words of the zero-padded UTF-8 bytes."""
+    reference = id_words_reference([value.encode() for value in ids])
+    assert [tuple(row) for row in id_words(encode_ids(ids)).tolist()] == reference
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n_words: st.lists(
+            st.tuples(*[st.integers(0, 2**64 - 1)] * n_words), min_size=1, max_size=40
+        )
+    ),
+    st.booleans(),
+    st.data(),
+)
+def test_hash_words_equals_the_python_loop(
+    rows: list[tuple[int, ...]], salted: bool, data: st.DataObject
+) -> None:
+    salt = data.draw(st.lists(st.integers(0, 2**40), min_size=len(rows), max_size=len(rows)))
+    words = np.array(rows, dtype=np.uint64)
+    found = hash_words(words, np.array(salt) if salted else None)
+    assert found.tolist() == hash_words_reference(rows, salt if salted else None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["q1", "q2", "q10", "x" * 9, "x" * 9 + "y"]), min_size=1))
+def test_group_rows_equals_a_dict_of_rows(queries: list[str]) -> None:
+    """Queries in order of first appearance, each query's rows in file order, whether the file
+    keeps each query's lines together or not."""
+    ids = encode_ids(queries)
+    grouping = group_rows(id_words(ids), ids.dtype.itemsize)
+    keys, rows, offsets = group_rows_reference([value.encode() for value in queries])
+    assert grouping.keys == keys
+    order = range(len(queries)) if grouping.order is None else grouping.order.tolist()
+    assert list(order) == rows
+    assert grouping.offsets.tolist() == offsets
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="0123456789+-x ", min_size=1, max_size=8)
+    | st.from_regex(r"[+-]?9[0-9]{15,19}", fullmatch=True),  # around the most digits an int64 holds
+    st.sampled_from([b"7", b"-12"]),  # one byte per grade (a fast path), or longer
+)
+def test_parse_ints_equals_the_reference_or_refuses(text: str, companion: bytes) -> None:
+    parsed_like_the_reference(parse_ints, parse_int_reference, text, companion)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="0123456789.+-eE_ nainfé", min_size=1, max_size=20),
+    st.sampled_from([b"1", b"123456789.5"]),  # one word (SWAR), or the byte-column path
+)
+def test_parse_floats_equal_the_reference_or_refuse(text: str, companion: bytes) -> None:
+    """Every path (one-word SWAR, byte columns, Python's float for the rest) reads a number as
+    the one-value reference does, and refuses what it refuses, at its row."""
+    parsed_like_the_reference(parse_floats, parse_float_reference, text, companion)

@@ -2,12 +2,14 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run, RunError, ndcg
 from pytest_tempoeval.data.readers import trec_tokens
+from pytest_tempoeval.data.readers.trec_tokens.fields import PADDING, Problem
 
 
 def run_lines(n_queries: int) -> list[str]:
@@ -17,7 +19,7 @@ def run_lines(n_queries: int) -> list[str]:
 @pytest.fixture
 def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of 256 bytes: a small file crosses dozens of blocks and uses the thread pool."""
-    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", 256)
 
 
 def test_blocks_and_threads_give_the_same_run(
@@ -26,7 +28,7 @@ def test_blocks_and_threads_give_the_same_run(
     path = tmp_path / "run.trec"
     path.write_text("".join(run_lines(40)))
     whole = Run.load(path)
-    monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", 256)
     blocked = Run.load(path)
     assert {q: blocked[q] for q in blocked} == {q: whole[q] for q in whole}
     assert {q: blocked.scores(q) for q in blocked} == {q: whole.scores(q) for q in whole}
@@ -76,7 +78,7 @@ def test_an_unexpected_failure_in_a_block_reaches_the_caller(
     path = tmp_path / "run.trec"
     path.write_text("".join(run_lines(20)))
     calls = []
-    regular_layout = trec_tokens._regular_layout
+    regular_layout = trec_tokens.layout._regular_layout
 
     def failing_third_block(*args: object) -> object:
         calls.append(1)
@@ -84,7 +86,7 @@ def test_an_unexpected_failure_in_a_block_reaches_the_caller(
             raise MemoryError("block three")
         return regular_layout(*args)
 
-    monkeypatch.setattr(trec_tokens, "_regular_layout", failing_third_block)
+    monkeypatch.setattr(trec_tokens.layout, "_regular_layout", failing_third_block)
     with pytest.raises(MemoryError, match="block three"):
         Run.load(path)
     assert len(calls) >= 4  # the blocks after the failed one ran, and returned
@@ -130,7 +132,7 @@ def test_blocks_written_in_place_hold_every_field_and_line(
         6, (0, 2), {4: ("score", trec_tokens.parse_float_words, "a number")}, "run", True
     )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_tokens, "BLOCK_BYTES", block_bytes)
+        patch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", block_bytes)
         fields = trec_tokens.read_fields(path, layout, RunError)
     expected = [
         (number, line.split())
@@ -145,3 +147,32 @@ def test_blocks_written_in_place_hold_every_field_and_line(
     # the row before it, which decodes fine).
     non_ascii = {row for row, (_, split) in enumerate(expected) if not " ".join(split).isascii()}
     assert non_ascii <= set(fields.non_ascii_rows.tolist())
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.lists(st.text(alphabet="ab1.-é", min_size=1, max_size=12), min_size=4, max_size=4)),
+    st.sampled_from([" ", "\t"]),
+)
+def test_the_regular_layout_finds_the_fields_the_general_one_finds(
+    rows: list[list[str]], blank: str
+) -> None:
+    """The fast path for one blank between fields is a twin of the general path: on the files it
+    accepts, the same lines, the same field starts and lengths."""
+    text = "".join(blank.join(row) + "\n" for row in rows).encode() or b"\n"
+    buffer = np.frombuffer(text + bytes(PADDING), dtype=np.uint8).copy()
+    is_blank = buffer[: len(text)] <= 32
+    blanks = np.flatnonzero(is_blank)
+    fast = trec_tokens.layout._regular_layout(buffer, len(text), is_blank, blanks, 4)
+    general = trec_tokens.layout._general_layout(
+        buffer, len(text), blanks, trec_tokens.LineFormat(4, (0, 1, 2, 3), {}, "test")
+    )
+    assert (fast is None) == (not rows)
+    if fast is not None:
+        assert not isinstance(general, Problem)
+        assert fast[0].tolist() == general[0].tolist()
+        assert fast[2] == general[2]
+        for field in range(4):
+            assert [bound.tolist() for bound in fast[1][field]] == [
+                bound.tolist() for bound in general[1][field]
+            ]

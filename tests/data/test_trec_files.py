@@ -112,7 +112,7 @@ def test_cr_only_files_read_as_their_lf_originals(
     from pytest_tempoeval.data.readers import trec_tokens
 
     if block_bytes:
-        monkeypatch.setattr(trec_tokens, "BLOCK_BYTES", block_bytes)
+        monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", block_bytes)
     run, qrels = as_cr_only(tmp_path, "results.test"), as_cr_only(tmp_path, "qrels.test")
     lf_run, lf_qrels = Run.load(TREC_EVAL / "results.test"), GoldSet.load(TREC_EVAL / "qrels.test")
     cr_run, cr_qrels = Run.load(run), GoldSet.load(qrels)  # load sniffs a CR file as qrels too
