@@ -29,11 +29,12 @@ from pytest_tempoeval.errors import (
     JudgeCassetteError,
     JudgeError,
     NoValidAnswer,
+    check_choice,
     located,
 )
 from pytest_tempoeval.files import write_atomically
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.cassettes import RECORD_MODES, SAVE_EVERY_SECONDS, SaveClock
+from pytest_tempoeval.judge.cassettes import SAVE_EVERY_SECONDS, RecordMode, SaveClock
 from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
 
@@ -72,10 +73,7 @@ class CachedJudge:
         budget: RequestBudget | None = None,
         save_every: float | None = None,
     ) -> None:
-        if record_mode not in RECORD_MODES:
-            raise ValueError(
-                f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}"
-            )
+        check_choice("record mode", record_mode, RecordMode)
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         self.provider = provider
