@@ -248,7 +248,7 @@ def _ini_choice(ini: Callable[[str], str], key: str, choices: Iterable[str]) -> 
 def _ini_bool(ini: Callable[[str], bool], key: str) -> bool:
     try:
         return bool(ini(key))
-    except ValueError as error:  # pytest could not read it as a truth value
+    except (ValueError, pytest.UsageError) as error:  # not a truth value (pytest 9: UsageError)
         problem = str(error)
     raise pytest.UsageError(
         f"ini {key} must be true or false (yes/no, on/off, 1/0 also work): {problem}"

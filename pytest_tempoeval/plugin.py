@@ -66,7 +66,8 @@ def pytest_configure(config: pytest.Config) -> None:
         plugins.register(_Trimming(), "tempoeval-trimming")
     if settings.judge_dry_run:  # registered last: it wraps the others
         plugins.register(_DryRun(), "tempoeval-dry-run")
-    if plugins.hasplugin("xdist"):
+    # Its entry point's name, or its module's when loaded by name (-p xdist.plugin).
+    if plugins.hasplugin("xdist") or plugins.hasplugin("xdist.plugin"):
         plugins.register(_Xdist(state), "tempoeval-xdist")
 
 

@@ -51,13 +51,12 @@ from pytest_tempoeval.files import (
     warn_legacy,
     write_atomically,
 )
-from pytest_tempoeval.gate import randomization
+from pytest_tempoeval.gate import randomization, verdict
 from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.gate.verdict import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_DROP,
     Verdict,
-    regressed,
     valid_alpha,
     valid_max_drop,
 )
@@ -171,7 +170,7 @@ def compare(
         ),
         key=lambda item: (item[2] - item[1], item[0]),
     )
-    if regressed(drop, max_drop, p_value, alpha):
+    if verdict.regressed(drop, max_drop, p_value, alpha):
         status = Verdict.REGRESSED
     else:
         status = Verdict.IMPROVED if current > baseline + SCORE_TOLERANCE else Verdict.PASS
