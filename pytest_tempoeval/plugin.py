@@ -1,10 +1,10 @@
 """pytest entry point (``pytest11: tempoeval``): hooks and fixtures only.
 
-Options and ini keys are declared, read and checked in ``options.py``; what the session learns in
-``session.py``. Nothing heavy (numpy, anthropic, vcrpy) is imported here: the modules doing the work
-are imported inside the hooks and fixtures that need them. Whether a test uses the plugin is decided
-once, at collection (``USES``); the per-test hooks return at once for a test that does not, so a
-suite that never uses the plugin pays next to nothing for it.
+Options and ini keys are declared, read and checked in ``options.py``; the per-test hooks are plugin
+objects in ``hooks.py``, registered here (each returns at once for a test that does not use the
+plugin); what the session learns is ``session.py``'s. Nothing heavy (numpy, anthropic, vcrpy) is
+imported here: the modules doing the work are imported inside the hooks and fixtures that need
+them.
 """
 
 from __future__ import annotations
@@ -16,22 +16,21 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.metrics.checks import active_recorders, dry_run_stops, policy
-from pytest_tempoeval.options import MARKER, Settings, add_options, marker_gold
-from pytest_tempoeval.session import (
-    BUDGET_FILE,
-    NOTES,
-    REPORT_ATTRIBUTE,
-    USES,
-    WORKER_OUTPUT_KEY,
-    CheckRow,
-    TempoEvalSession,
-    add_counters,
-    notes_of,
-    package_in_use,
-    refers_to_package,
-    uses_plugin,
+from pytest_tempoeval.hooks import (
+    ASKS,
+    BASELINES,
+    CALL_FAILED,
+    JUDGING_INTERRUPTED,
+    Checks,
+    DryRun,
+    Reports,
+    Trimming,
+    Xdist,
+    mark_users,
 )
+from pytest_tempoeval.metrics.checks import policy
+from pytest_tempoeval.options import MARKER, Settings, add_options, marker_gold
+from pytest_tempoeval.session import WORKER_OUTPUT_KEY, TempoEvalSession, add_counters, notes_of
 
 if TYPE_CHECKING:
     from pytest_tempoeval.data.goldset import GoldSet
@@ -42,12 +41,6 @@ if TYPE_CHECKING:
 # The package's modules the plugin loads: any other loaded by the end of collection is the suite's.
 _PLUGIN_MODULES = frozenset(name for name in sys.modules if name.startswith("pytest_tempoeval"))
 SESSION = pytest.StashKey[TempoEvalSession]()
-ASKS = pytest.StashKey[bool]()  # the test asks for a fixture of the plugin or carries its marker
-ROWS = pytest.StashKey[list[CheckRow]]()  # the checks the test's call made
-# How the call ended, for the fixtures' teardown (unset: it never reported, e.g. an interrupt).
-CALL_FAILED = pytest.StashKey[bool]()
-JUDGING_INTERRUPTED = pytest.StashKey[bool]()  # stopped on something else than a failed assertion
-BASELINES = pytest.StashKey["BaselineStore"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,15 +53,16 @@ def pytest_configure(config: pytest.Config) -> None:
     policy.fail_on_excluded = settings.fail_on_excluded
     policy.fail_on_unknown_ids = settings.fail_on_unknown_ids
     config.stash[SESSION] = state = TempoEvalSession.start(config, settings)
-    plugins = config.pluginmanager
-    plugins.register(_Reports(state), "tempoeval-reports")
+    plugins = config.pluginmanager  # each job its own hooks; the last registered wraps the others
+    plugins.register(Reports(state), "tempoeval-reports")
+    plugins.register(Checks(), "tempoeval-checks")
     if settings.trim_failures:
-        plugins.register(_Trimming(), "tempoeval-trimming")
-    if settings.judge_dry_run:  # registered last: it wraps the others
-        plugins.register(_DryRun(), "tempoeval-dry-run")
+        plugins.register(Trimming(), "tempoeval-trimming")
+    if settings.judge_dry_run:
+        plugins.register(DryRun(), "tempoeval-dry-run")
     # Its entry point's name, or its module's when loaded by name (-p xdist.plugin).
     if plugins.hasplugin("xdist") or plugins.hasplugin("xdist.plugin"):
-        plugins.register(_Xdist(state), "tempoeval-xdist")
+        plugins.register(Xdist(state), "tempoeval-xdist")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -79,17 +73,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Which tests use the plugin, decided once; bad marker arguments are usage errors, reported
     before anything runs."""
-    in_use = package_in_use(_PLUGIN_MODULES)
-    modules: dict[int, bool] = {}  # id(test module) -> whether it refers to the package
     try:
-        for item in items:
-            for marker in item.iter_markers("tempoeval"):
-                marker_gold(marker, item.nodeid)
-            item.stash[ASKS] = asks = uses_plugin(item)
-            module = getattr(item, "module", None)
-            if not (in_use or asks) and id(module) not in modules:
-                modules[id(module)] = refers_to_package(module)
-            item.stash[USES] = in_use or asks or modules[id(module)]
+        mark_users(items, _PLUGIN_MODULES)
     except pytest.UsageError as error:
         if not hasattr(config, "workerinput"):
             raise
@@ -112,126 +97,6 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
 
         state = items[0].config.stash[SESSION]
         state.partial_modules.update(module_key(item.nodeid) for item in items)
-
-
-# -- while a test runs: each job its own hook, each returning at once for a test not ours ----------
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    """The test's metric checks: a recorder while its body runs; its rows go on its report."""
-    if not item.stash.get(USES, False):
-        return (yield)
-    recorder, rows = TempoEvalSession.recorder_for(item.nodeid)
-    item.stash[ROWS] = rows
-    active_recorders.append(recorder)
-    try:
-        return (yield)
-    finally:
-        active_recorders.pop()
-        if rows:
-            notes_of(item).checks.extend(rows)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
-    """Failures the test's own code did not raise, once its body has ended: comparisons written
-    without ``assert``, and baseline regressions (every check ran; now the test fails)."""
-    if not pyfuncitem.stash.get(USES, False):
-        return (yield)
-    outcome = yield
-    if dry_run_stops and dry_run_stops[-1]:  # the dry run skips the test
-        return outcome
-    failures = [row.unasserted for row in pyfuncitem.stash.get(ROWS, []) if row.unasserted]
-    store = pyfuncitem.stash.get(BASELINES, None)
-    if store is not None and store.regressions:
-        failures.append(store.regression_report())
-    if failures:
-        pytest.fail("\n\n".join(failures), pytrace=False)
-    return outcome
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Each phase's report carries what the test added to the session since the last one (checks
-    after the call, judge counters and the checked baseline after teardown): xdist sends reports to
-    the controller as they are made, so a crashed worker loses only the running test."""
-    if not item.stash.get(USES, False):
-        return (yield)
-    if call.when == "call":
-        _note_call_outcome(item, call)
-        _add_junit_properties(item)
-    report = yield
-    notes = item.stash.get(NOTES, None)
-    if notes is not None and (payload := notes.take()):
-        setattr(report, REPORT_ATTRIBUTE, payload)
-    return report
-
-
-def _note_call_outcome(item: pytest.Item, call: pytest.CallInfo[None]) -> None:
-    """For the fixtures' teardown: a failed test writes no baseline, and a test stopped on
-    something else than a failed assertion may have left its judging unfinished."""
-    item.stash[CALL_FAILED] = failed = call.excinfo is not None
-    item.stash[JUDGING_INTERRUPTED] = failed and not isinstance(
-        call.excinfo.value if call.excinfo else None, (AssertionError, pytest.fail.Exception)
-    )
-
-
-def _add_junit_properties(item: pytest.Item) -> None:
-    rows = item.stash.get(ROWS, [])
-    if rows:
-        from pytest_tempoeval.reports.junit import junit_property
-
-        item.user_properties.extend(junit_property(row) for row in rows)
-
-
-class _Trimming:
-    """The plugin's frames out of a failure's traceback (not under --tb=long, --full-trace or
-    --pdb)."""
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
-        if not item.stash.get(USES, False):
-            return (yield)
-        try:
-            return (yield)
-        except BaseException as error:
-            from pytest_tempoeval.failures import trim
-
-            trim(error)
-            raise
-
-
-class _DryRun:
-    """``--tempoeval-judge-dry-run``: a judged call the dry run stopped (nothing asked) is counted,
-    the test goes on to its later judged calls, and is skipped with their counts."""
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
-        if not item.stash.get(USES, False):
-            return (yield)
-        stops: list[Exception] = []  # judged calls the dry run stopped (checks.dry_run_stops)
-        dry_run_stops.append(stops)
-        try:
-            outcome = yield
-            if not stops:
-                return outcome
-        except BaseException as error:
-            from pytest_tempoeval.errors import JudgeDryRun
-            from pytest_tempoeval.failures import after_a_stop
-
-            if isinstance(error, JudgeDryRun):
-                stops.append(error)  # skipped outside the handler: no chained traceback
-            elif not (stops and after_a_stop(error)):
-                raise
-            # else: it failed after a judged call the dry run stopped, maybe for want of its score
-        finally:
-            dry_run_stops.pop()
-        from pytest_tempoeval.judge.accounting import dry_run_summary
-
-        pytest.skip(dry_run_summary(stops))
 
 
 def pytest_assertrepr_compare(
@@ -276,56 +141,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_tempoeval.reports.writer import write_session_reports
 
         write_session_reports(state, (config.rootpath, config.invocation_params.dir))
-
-
-class _Reports:
-    """What the session learns from reports (the report hooks get no config; under xdist they run
-    on the controller, which sees every worker's reports as each test ends): each test's checks,
-    judge counters and checked baseline, the tests whose call phase passed (for the
-    unused-baselines report), and failed collectors."""
-
-    def __init__(self, state: TempoEvalSession) -> None:
-        self.state = state
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        payload = getattr(report, REPORT_ATTRIBUTE, None)
-        if payload:
-            self.state.add_reported(payload)
-        if report.when == "call" and report.passed:
-            self.state.passed_tests.add(report.nodeid)
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:  # its tests were not selected, yet their baselines may be in use
-            self.state.collection_failed = True
-
-
-class _Xdist:
-    """pytest-xdist's hooks, registered only when it is installed."""
-
-    def __init__(self, state: TempoEvalSession) -> None:
-        self.state = state
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_configure_node(self, node: Any) -> None:
-        """The controller hands each worker the file of the shared judge request budget."""
-        budget = self.state.judge_budget
-        if budget is not None and budget.path is not None:
-            node.workerinput[BUDGET_FILE] = str(budget.path)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_handlecrashitem(self, crashitem: str, report: Any, sched: Any) -> None:
-        """A worker died running ``crashitem``: the checks it made are lost (xdist fails it)."""
-        self.state.crashed.append(crashitem)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """On the controller: what a worker's collection found joins the session's; a worker that
-        went down before its end (``error``) leaves the session incomplete."""
-        if error is not None:
-            self.state.workers_lost += 1
-        payload = getattr(node, "workeroutput", {}).get(WORKER_OUTPUT_KEY)
-        if payload:
-            self.state.merge_worker_output(payload)
 
 
 # -- fixtures --------------------------------------------------------------------------------------

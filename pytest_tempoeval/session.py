@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import sys
-import types
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
@@ -186,8 +184,6 @@ class TestNotes:
 
 
 NOTES = pytest.StashKey[TestNotes]()  # what the test adds to the session, until a report takes it
-USES = pytest.StashKey[bool]()  # whether the test uses the plugin (decided at collection)
-FIXTURES = ("tempoeval_gold", "tempoeval_judge", "tempoeval_judge_for", "tempoeval_baseline")
 
 
 def notes_of(item: pytest.Item) -> TestNotes:
@@ -195,37 +191,6 @@ def notes_of(item: pytest.Item) -> TestNotes:
     if notes is None:
         notes = item.stash[NOTES] = TestNotes()
     return notes
-
-
-def package_in_use(plugin_modules: frozenset[str]) -> bool:
-    """Whether a module of this package beyond ``plugin_modules`` (the plugin's own) is loaded: a
-    test module, a conftest or a helper imported it, so any test may make metric checks, whatever
-    fixtures it asks for."""
-    return any(
-        name.startswith("pytest_tempoeval") and name not in plugin_modules
-        for name in list(sys.modules)
-    )
-
-
-def refers_to_package(module: object) -> bool:
-    """Whether a test module holds one of this package's modules or objects (``import
-    pytest_tempoeval``, ``from pytest_tempoeval import ndcg``)."""
-    for value in list(getattr(module, "__dict__", {}).values()):
-        if isinstance(value, types.ModuleType):
-            name = value.__name__
-        else:
-            name = getattr(value, "__module__", None)
-        if isinstance(name, str) and name.startswith("pytest_tempoeval"):
-            return True
-    return False
-
-
-def uses_plugin(item: pytest.Item) -> bool:
-    """Whether a test asks for one of the plugin's fixtures or carries its marker."""
-    names = getattr(item, "fixturenames", ())
-    return (
-        any(name in names for name in FIXTURES) or item.get_closest_marker("tempoeval") is not None
-    )
 
 
 def _judge_budget(limit: int, config: pytest.Config) -> RequestBudget:
