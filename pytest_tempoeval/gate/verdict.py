@@ -9,6 +9,7 @@ fails them all.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from enum import StrEnum
 
 from pytest_tempoeval.constants import SCORE_TOLERANCE
@@ -55,21 +56,19 @@ def valid_alpha(value: float) -> bool:
 def max_drop_from(text: str) -> float:
     """``max_drop`` given as text (an ini key, a command-line option); ValueError saying "must be
     a finite number >= 0, got ..." otherwise."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not valid_max_drop(value):
-        raise ValueError(f"must be a finite number >= 0, got {text!r}")
-    return value
+    return _number_from(text, valid_max_drop, "a finite number >= 0")
 
 
 def alpha_from(text: str) -> float:
     """``alpha`` given as text; ValueError saying "must be in (0, 1), got ..." otherwise."""
+    return _number_from(text, valid_alpha, "in (0, 1)")
+
+
+def _number_from(text: str, valid: Callable[[float], bool], rule: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        value = math.nan
-    if not valid_alpha(value):
-        raise ValueError(f"must be in (0, 1), got {text!r}")
+        value = math.nan  # valid nowhere
+    if not valid(value):
+        raise ValueError(f"must be {rule}, got {text!r}")
     return value

@@ -179,7 +179,7 @@ def unused_lines(unused: Sequence[str]) -> list[str]:
     return [heading, *(f"  {name}" for name in unused)]
 
 
-def gate_lines(failed: Sequence[Any]) -> list[str]:
+def gate_lines(failed: Sequence[CheckRow]) -> list[str]:
     """The baseline checks the session's Holm correction failed, each with its full message."""
     plural = "s" if len(failed) != 1 else ""
     heading = (

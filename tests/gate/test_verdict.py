@@ -11,11 +11,33 @@ import pytest
 from pytest_tempoeval.constants import SCORE_TOLERANCE
 from pytest_tempoeval.gate import verdict
 from pytest_tempoeval.gate.baselines import BaselineComparison, compare
+from pytest_tempoeval.gate.randomization import CORRECTIONS, Correction
 from pytest_tempoeval.gate.verdict import Verdict, alpha_from, max_drop_from, regressed
+from pytest_tempoeval.judge.cassettes import RECORD_MODES, RecordMode
 from pytest_tempoeval.metrics.checks import Check
-from pytest_tempoeval.session import CheckRow, TempoEvalSession
+from pytest_tempoeval.session import CheckRow, CheckStatus, TempoEvalSession
 
 Asked = list[tuple[float, float, "float | None", float]]
+
+
+def row(**fields: object) -> CheckRow:
+    """A baseline check's row (nDCG@10 0.8 -> 0.7 over 12 queries), with ``fields`` changed."""
+    values: dict[str, object] = {
+        "test": "t::a",
+        "sequence": 0,
+        "metric": "nDCG@10",
+        "mode": "gold",
+        "counted": 12,
+        "excluded": 0,
+        "score": 0.7,
+        "op": "drop <=",
+        "threshold": 0.01,
+        "passed": True,
+        "baseline": 0.8,
+        "delta": 0.7 - 0.8,
+        "alpha": 0.05,
+    }
+    return CheckRow(**(values | fields))  # type: ignore[arg-type]
 
 
 def test_a_drop_regresses_beyond_max_drop_and_when_significant() -> None:
@@ -53,24 +75,7 @@ def test_the_sessions_holm_correction_asks_the_verdict(monkeypatch: pytest.Monke
         state = TempoEvalSession()
         for test, p_value, pending in (("t::a", 0.04, True), ("t::b", 0.5, False)):
             state.rows.append(
-                CheckRow(
-                    test=test,
-                    sequence=0,
-                    metric="nDCG@10",
-                    mode="gold",
-                    counted=12,
-                    excluded=0,
-                    score=0.7,
-                    op="drop <=",
-                    threshold=0.01,
-                    passed=True,
-                    baseline=0.8,
-                    delta=0.7 - 0.8,
-                    p_value=p_value,
-                    alpha=0.05,
-                    pending=pending,
-                    pending_message="regressed",
-                )
+                row(test=test, p_value=p_value, pending=pending, pending_message="regressed")
             )
         return state
 
@@ -126,3 +131,31 @@ def test_gate_settings_read_from_text(parse, text: str, message: str) -> None:  
         parse(text)
     assert str(raised.value) == message
     assert max_drop_from("0.02") == 0.02 and alpha_from("0.05") == 0.05
+
+
+def test_states_are_enums_equal_to_their_strings() -> None:
+    assert RECORD_MODES == ("none", "once", "new_episodes", "all") == tuple(RecordMode)
+    assert CORRECTIONS == ("none", "holm") == tuple(Correction)
+    assert Verdict.UNKNOWN_IDS == "unknown ids" and Verdict.DRY_RUN == "dry run"
+    assert [state.passed for state in Verdict] == [
+        True,  # pass
+        True,  # improved
+        False,  # regressed
+        True,  # written
+        False,  # incomplete
+        False,  # unknown ids
+        True,  # dry run
+        True,  # pending: decided at the session's end
+        True,  # ok
+    ]
+    failed = row(op=">=", threshold=0.8, passed=False, baseline=None, delta=None, alpha=None)
+    assert failed.status == "FAIL" and failed.status is CheckStatus.FAIL
+    assert row().status is CheckStatus.PASS and row(pending=True).status == "pending"
+    text = json.dumps(failed.to_dict())
+    assert json.loads(text)["status"] == "FAIL" and '"status": "FAIL"' in text
+    assert CheckRow.from_dict(json.loads(text)) == failed
+
+
+def test_records_are_built_by_keyword() -> None:
+    with pytest.raises(TypeError):
+        CheckRow("t.py::test_x", 0, "nDCG@10", "gold", 2, 0, 0.5, ">=", 0.8, False)  # type: ignore[misc]

@@ -1,16 +1,11 @@
 """Settings are read and checked once, before collection (``options.Settings.from_config``)."""
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 import pytest_tempoeval
-from pytest_tempoeval.gate.randomization import CORRECTIONS, Correction
-from pytest_tempoeval.gate.verdict import Verdict
-from pytest_tempoeval.judge.cassettes import RECORD_MODES, RecordMode
-from pytest_tempoeval.session import CheckRow, CheckStatus
 
 PACKAGE = Path(pytest_tempoeval.__file__).parent
 
@@ -121,41 +116,3 @@ def test_the_option_wins_over_the_ini_budget(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\ntempoeval_judge_max_requests = lots\n")
     pytester.makepyfile(test_fine="def test_fine():\n    pass\n")
     pytester.runpytest("--tempoeval-judge-max-requests=3").assert_outcomes(passed=1)
-
-
-def test_states_are_enums_equal_to_their_strings() -> None:
-    assert RECORD_MODES == ("none", "once", "new_episodes", "all") == tuple(RecordMode)
-    assert CORRECTIONS == ("none", "holm") == tuple(Correction)
-    assert Verdict.UNKNOWN_IDS == "unknown ids" and Verdict.DRY_RUN == "dry run"
-    assert [state.passed for state in Verdict] == [
-        True,  # pass
-        True,  # improved
-        False,  # regressed
-        True,  # written
-        False,  # incomplete
-        False,  # unknown ids
-        True,  # dry run
-        True,  # pending: decided at the session's end
-        True,  # ok
-    ]
-    row = CheckRow(
-        test="t.py::test_x",
-        sequence=0,
-        metric="nDCG@10",
-        mode="gold",
-        counted=2,
-        excluded=0,
-        score=0.5,
-        op=">=",
-        threshold=0.8,
-        passed=False,
-    )
-    assert row.status == "FAIL" and row.status is CheckStatus.FAIL
-    text = json.dumps(row.to_dict())
-    assert json.loads(text)["status"] == "FAIL" and '"status": "FAIL"' in text
-    assert CheckRow.from_dict(json.loads(text)) == row
-
-
-def test_records_are_built_by_keyword() -> None:
-    with pytest.raises(TypeError):
-        CheckRow("t.py::test_x", 0, "nDCG@10", "gold", 2, 0, 0.5, ">=", 0.8, False)  # type: ignore[misc]
