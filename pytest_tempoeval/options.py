@@ -22,7 +22,7 @@ import pytest
 from pytest_tempoeval.errors import check_choice
 from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.gate.verdict import DEFAULT_MAX_DROP, max_drop_from
-from pytest_tempoeval.judge.cassettes import RecordMode, Serializer
+from pytest_tempoeval.judge.modes import RecordMode, Serializer
 from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES
 
 DEFAULT_BATCH_POLL = 30.0  # seconds between polls of a Message Batch

@@ -24,7 +24,6 @@ import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from pytest_tempoeval.files import (
     warn_legacy,
     write_atomically,
 )
+from pytest_tempoeval.judge.modes import RecordMode, Serializer
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
 # Only these headers are stored: nothing secret or account-specific can slip through under a new
@@ -44,25 +44,7 @@ KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 KEPT_RESPONSE_HEADERS = ("content-type",)
 
 
-class RecordMode(StrEnum):
-    """vcrpy's record modes (``--tempoeval-record-mode``): ``none`` replays only; ``once`` records
-    a cassette that does not exist yet; ``new_episodes`` adds what a cassette lacks; ``all``
-    asks everything again."""
-
-    NONE = "none"
-    ONCE = "once"
-    NEW_EPISODES = "new_episodes"
-    ALL = "all"
-
-
-RECORD_MODES = tuple(RecordMode)  # the same, as a tuple (the name earlier versions exported)
-
-
-class Serializer(StrEnum):
-    """vcrpy's serializer a cassette is written with (ini ``tempoeval_cassette_serializer``)."""
-
-    YAML = "yaml"  # pytest-recording's
-    JSON = "json"  # faster to replay, for big suites
+RECORD_MODES = tuple(RecordMode)  # as a tuple: the name earlier versions exported
 
 
 SAVE_EVERY_SECONDS = 2.0  # while recording: how much work a crash can lose

@@ -19,6 +19,9 @@ def imported_after(code: str) -> set[str]:
 def test_loading_the_plugin_imports_nothing_heavy() -> None:
     modules = imported_after("import pytest_tempoeval.plugin, pytest_tempoeval")
     assert not {name for name in modules if name.split(".")[0] in HEAVY}
+    # Nor the cassette machinery (its imports and a large regex cost ~3 ms at every start-up): the
+    # record modes the options need live in the light judge.modes.
+    assert "pytest_tempoeval.judge.cassettes" not in modules
 
 
 @pytest.mark.autoload  # the plugin as installed: loaded through its entry point
