@@ -45,14 +45,16 @@ FIXTURES = ("tempoeval_gold", "tempoeval_judge", "tempoeval_judge_for", "tempoev
 # -- at collection ---------------------------------------------------------------------------------
 
 
-def mark_users(items: list[pytest.Item], plugin_modules: frozenset[str]) -> None:
-    """Set ``USES`` and ``ASKS`` on every test; a bad marker argument is a usage error.
-    ``plugin_modules``: the package's modules loaded with the plugin itself."""
+def mark_users(items: list[pytest.Item], plugin_modules: frozenset[str]) -> bool:
+    """Set ``USES`` and ``ASKS`` on every test, and return whether any uses the plugin; a bad
+    marker argument is a usage error. ``plugin_modules``: the package's modules loaded with the
+    plugin itself."""
     in_use = any(
         name.startswith("pytest_tempoeval") and name not in plugin_modules
         for name in list(sys.modules)
     )
     modules: dict[int, bool] = {}  # id(test module) -> whether it refers to the package
+    used = False
     for item in items:
         for marker in item.iter_markers("tempoeval"):
             marker_gold(marker, item.nodeid)
@@ -60,7 +62,9 @@ def mark_users(items: list[pytest.Item], plugin_modules: frozenset[str]) -> None
         module = getattr(item, "module", None)
         if not (in_use or asks) and id(module) not in modules:
             modules[id(module)] = refers_to_package(module)
-        item.stash[USES] = in_use or asks or modules[id(module)]
+        item.stash[USES] = uses = in_use or asks or modules[id(module)]
+        used = used or uses
+    return used
 
 
 def asks_for_plugin(item: pytest.Item) -> bool:

@@ -53,13 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
     policy.fail_on_excluded = settings.fail_on_excluded
     policy.fail_on_unknown_ids = settings.fail_on_unknown_ids
     config.stash[SESSION] = state = TempoEvalSession.start(config, settings)
-    plugins = config.pluginmanager  # each job its own hooks; the last registered wraps the others
+    plugins = config.pluginmanager
     plugins.register(Reports(state), "tempoeval-reports")
-    plugins.register(Checks(), "tempoeval-checks")
-    if settings.trim_failures:
-        plugins.register(Trimming(), "tempoeval-trimming")
-    if settings.judge_dry_run:
-        plugins.register(DryRun(), "tempoeval-dry-run")
     # Its entry point's name, or its module's when loaded by name (-p xdist.plugin).
     if plugins.hasplugin("xdist") or plugins.hasplugin("xdist.plugin"):
         plugins.register(Xdist(state), "tempoeval-xdist")
@@ -72,9 +67,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Which tests use the plugin, decided once; bad marker arguments are usage errors, reported
-    before anything runs."""
+    before anything runs. The per-test hooks are registered only when a test uses the plugin: a
+    suite that never does pays nothing per test."""
     try:
-        mark_users(items, _PLUGIN_MODULES)
+        used = mark_users(items, _PLUGIN_MODULES)
     except pytest.UsageError as error:
         if not hasattr(config, "workerinput"):
             raise
@@ -82,6 +78,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         # is lost: the worker runs nothing and hands it to the controller, which exits 4 with it.
         config.stash[SESSION].usage_error = str(error)
         items.clear()
+        return
+    plugins = config.pluginmanager  # each job its own hooks; the last registered wraps the others
+    if used and not plugins.has_plugin("tempoeval-checks"):
+        settings = config.stash[SESSION].settings
+        plugins.register(Checks(), "tempoeval-checks")
+        if settings.trim_failures:
+            plugins.register(Trimming(), "tempoeval-trimming")
+        if settings.judge_dry_run:
+            plugins.register(DryRun(), "tempoeval-dry-run")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
