@@ -57,9 +57,10 @@ def test_the_metric_api_imports_only_what_scoring_needs() -> None:
 PLAIN_SUITE = """
 import sys
 
-def test_plain():
+def test_plain(request):
     checks = sys.modules["pytest_tempoeval.metrics.checks"]
     assert checks.active_recorders == [], "the plugin recorded for a test that does not use it"
+    assert not request.config.pluginmanager.has_plugin("tempoeval-checks")  # no per-test hooks
 """
 BARE_COMPARISON = """
 def test_forgot_assert():
