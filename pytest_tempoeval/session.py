@@ -26,7 +26,6 @@ from pytest_tempoeval.files import is_file, module_key, per_test_path
 from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.judge.accounting import JudgeStats
 from pytest_tempoeval.metrics.checks import Check, Recorder
-from pytest_tempoeval.metrics.explain import score_notes
 from pytest_tempoeval.options import Settings
 
 if TYPE_CHECKING:
@@ -88,6 +87,9 @@ class CheckRow:
 
     @classmethod
     def from_check(cls, test: str, sequence: int, check: Check) -> CheckRow:
+        # Here, not at start-up: a suite that never makes a check never loads the explanations.
+        from pytest_tempoeval.metrics.explain import score_notes
+
         result = check.result
         score = float(result)
         ignored = list(result.extra.get("ignored_run_queries") or [])
