@@ -21,11 +21,18 @@ import json
 import math
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 from pytest_tempoeval.errors import GoldSetWarning, MetricError, TempoEvalError
-from pytest_tempoeval.gate.randomization import CORRECTIONS
+from pytest_tempoeval.gate.randomization import Correction
+from pytest_tempoeval.gate.verdict import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_DROP,
+    Verdict,
+    alpha_from,
+    max_drop_from,
+)
 
 EXIT_OK, EXIT_REGRESSED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool a closed pipe killed
@@ -143,13 +150,23 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument("new", metavar="NEW")
     compare.add_argument("gold", metavar="GOLD")
     _measures_option(compare, COMPARED_MEASURES)
-    compare.add_argument("--max-drop", type=_non_negative, default=0.0, help="default 0")
-    compare.add_argument("--alpha", type=_probability, default=0.05, help="default 0.05")
+    compare.add_argument(
+        "--max-drop",
+        type=_argument(max_drop_from),
+        default=DEFAULT_MAX_DROP,
+        help=f"default {DEFAULT_MAX_DROP:g}",
+    )
+    compare.add_argument(
+        "--alpha",
+        type=_argument(alpha_from),
+        default=DEFAULT_ALPHA,
+        help=f"default {DEFAULT_ALPHA:g}",
+    )
     compare.add_argument(
         "--correction",
-        choices=CORRECTIONS,
-        default="holm",
-        help="multiple-comparison correction across the measures (default holm)",
+        choices=tuple(Correction),
+        default=Correction.HOLM,
+        help=f"multiple-comparison correction across the measures (default {Correction.HOLM})",
     )
     compare.add_argument("--format", choices=("text", "json"), default="text")
     _common_options(compare)
@@ -186,18 +203,16 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _non_negative(text: str) -> float:
-    value = float(text)
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
-    return value
+def _argument(parse: Callable[[str], float]) -> Callable[[str], float]:
+    """The gate's parser of a setting as an argparse type: its words in the usage error."""
 
+    def parsed(text: str) -> float:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
 
-def _probability(text: str) -> float:
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text!r}")
-    return value
+    return parsed
 
 
 def _measures(texts: Sequence[str]) -> list[str]:
@@ -316,6 +331,7 @@ def _value(result: Any) -> str:
 
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.data.run import Run
+    from pytest_tempoeval.gate import verdict
     from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
     from pytest_tempoeval.gate.randomization import holm_adjusted
     from pytest_tempoeval.metrics.evaluate import evaluate
@@ -340,14 +356,14 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
         )
     tested = [m for m in measures if comparisons[m].p_value is not None]
     raw = [comparisons[m].p_value for m in tested]
-    adjusted = dict(zip(tested, holm_adjusted(raw) if args.correction == "holm" else raw))
+    holm = args.correction == Correction.HOLM
+    adjusted = dict(zip(tested, holm_adjusted(raw) if holm else raw))
     rows, regressed_any = [], False
     for measure in measures:
         comparison = comparisons[measure]
         p_adjusted = adjusted.get(measure)
         drop = comparison.baseline - comparison.current
-        significant = p_adjusted is None or p_adjusted < args.alpha
-        regressed = drop > args.max_drop + 1e-12 and significant
+        regressed = verdict.regressed(drop, args.max_drop, p_adjusted, args.alpha)
         regressed_any |= regressed
         note = ""
         if base[measure].judged is not None and new[measure].judged is not None:
@@ -366,7 +382,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
                 "queries": comparison.queries,
                 "p": comparison.p_value,
                 "p_adjusted": p_adjusted,
-                "verdict": "regressed" if regressed else "ok",
+                "verdict": Verdict.REGRESSED if regressed else Verdict.OK,
                 "note": note,
                 "worse": [
                     {"query": q, "base": old, "new": now}
@@ -390,7 +406,8 @@ def _compare_text(rows: list[dict[str, Any]], args: argparse.Namespace, out: Tex
         return f"{value:.4f}" if value is not None else "-"
 
     width = max(len("measure"), *(len(row["measure"]) for row in rows))
-    adjusted = "p (Holm)" if args.correction == "holm" else "p"
+    holm = args.correction == Correction.HOLM
+    adjusted = "p (Holm)" if holm else "p"
     out.write(f"base {args.base}, new {args.new}, gold {args.gold}\n")
     out.write(
         f"{'measure':<{width}}  {'base':>6}  {'new':>6}  {'delta':>7}  {'p':>6}  "
@@ -413,11 +430,11 @@ def _compare_text(rows: list[dict[str, Any]], args: argparse.Namespace, out: Tex
             for worse in row["worse"]:
                 old, now = worse["base"], worse["new"]
                 out.write(f"  {worse['query']}: {old:.4f} -> {now:.4f} ({now - old:+.4f})\n")
-    regressed = [row["measure"] for row in rows if row["verdict"] == "regressed"]
+    regressed = [row["measure"] for row in rows if row["verdict"] == Verdict.REGRESSED]
     if regressed:
         out.write(
             f"regressed: {', '.join(regressed)} (drop > {args.max_drop:g} and p < {args.alpha:g}"
-            f"{', Holm-corrected' if args.correction == 'holm' else ''})\n"
+            f"{', Holm-corrected' if holm else ''})\n"
         )
 
 

@@ -167,7 +167,7 @@ def check_choice(
     """``value`` if it is one of ``choices``; else ``error`` saying "``what`` must be one of ...,
     got ...", with a "did you mean" hint. The one wording of every closed-set setting and
     parameter (ini keys, command-line choices, measure parameters, function arguments)."""
-    allowed = tuple(choices)
+    allowed = tuple(map(str, choices))  # enum members as their values
     if isinstance(value, str) and value in allowed:
         return value
     message = f"{what} must be one of {', '.join(allowed)}, got {value!r}"

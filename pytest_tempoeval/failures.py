@@ -4,8 +4,9 @@ not the plugin's own frames.
 pytest prints every frame between the test and the ``raise``. For an error the plugin raises on
 purpose (a bad file, a cassette miss, a regression), those frames are the plugin's insides, and
 they bury the one line that matters. So, unless ``--tb=long``, ``--full-trace`` or ``--pdb`` asks
-for everything, the frames of this package are taken out of the traceback, and the chain of an
-error it wrapped is dropped when that chain holds nothing of the user's.
+for everything (``options.Settings.trim_failures``), the frames of this package are taken out of
+the traceback, and the chain of an error it wrapped is dropped when that chain holds nothing of
+the user's.
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ import os
 import threading
 import types
 from collections.abc import Iterator
-
-import pytest
 
 from pytest_tempoeval.errors import BaselineRegression, TempoEvalError
 
@@ -31,16 +30,6 @@ _RUNNERS = tuple(
 # A chain made only of these says nothing the message does not.
 _PLUMBING = (_PACKAGE, *_RUNNERS)
 _PLUMBING_NAMES = (os.sep + "anthropic" + os.sep, os.sep + "httpx", os.sep + "httpcore" + os.sep)
-
-
-def trimming(config: pytest.Config) -> bool:
-    """Whether the reports are the short kind (pytest's default ``--tb=auto``, ``short``...)."""
-    option = config.option
-    return not (
-        getattr(option, "fulltrace", False)
-        or getattr(option, "tbstyle", "auto") == "long"
-        or getattr(option, "usepdb", False)
-    )
 
 
 def trim(error: BaseException) -> None:
@@ -86,3 +75,12 @@ def _without_package_frames(
     for entry in reversed(kept):
         rebuilt = types.TracebackType(rebuilt, entry.tb_frame, entry.tb_lasti, entry.tb_lineno)
     return rebuilt
+
+
+def after_a_stop(error: BaseException) -> bool:
+    """Whether a test that raised ``error`` after a judged call the dry run stopped is skipped all
+    the same: anything but an interrupt or pytest.exit (the call's missing score may be why)."""
+    import pytest
+
+    outcomes = (Exception, pytest.fail.Exception, pytest.skip.Exception)
+    return isinstance(error, outcomes) and not isinstance(error, pytest.exit.Exception)

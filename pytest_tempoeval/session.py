@@ -15,25 +15,39 @@ import json
 import math
 import os
 from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
-from pytest_tempoeval.files import is_file, per_test_path
+from pytest_tempoeval.files import is_file, module_key, per_test_path
+from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.judge.accounting import JudgeStats
 from pytest_tempoeval.metrics.checks import Check, Recorder
-from pytest_tempoeval.metrics.explain import score_notes
+from pytest_tempoeval.options import Settings
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.judge.budget import RequestBudget
 
 WORKER_OUTPUT_KEY = "tempoeval"
+BUDGET_FILE = "tempoeval_judge_budget_file"  # workerinput key: the shared budget's file
 REPORT_ATTRIBUTE = "tempoeval_notes"  # a test report's TestNotes, as JSON (xdist sends it along)
 _COLLECTION_SETS = ("selected_baselines", "partial_modules")
 JUDGE_COUNTERS = tuple(counter.name for counter in fields(JudgeStats))
 NOT_ASSERTED_NOTE = "not asserted: the test fails"
 
 
-@dataclass
+class CheckStatus(StrEnum):
+    """A check's state in every report (compares equal to, and is written as, its string)."""
+
+    PASS = "pass"
+    FAIL = "FAIL"
+    PENDING = "pending"  # a significant drop the session's Holm correction decides at its end
+
+
+@dataclass(kw_only=True)
 class CheckRow:
     """One metric check: what a summary line, a JSON entry and a JUnit property say."""
 
@@ -66,11 +80,16 @@ class CheckRow:
     unasserted: str = ""  # failed without ``assert``: the failure message its test got
 
     @property
-    def status(self) -> str:
-        return "pending" if self.pending else "pass" if self.passed else "FAIL"
+    def status(self) -> CheckStatus:
+        if self.pending:
+            return CheckStatus.PENDING
+        return CheckStatus.PASS if self.passed else CheckStatus.FAIL
 
     @classmethod
     def from_check(cls, test: str, sequence: int, check: Check) -> CheckRow:
+        # Here, not at start-up: a suite that never makes a check never loads the explanations.
+        from pytest_tempoeval.metrics.explain import score_notes
+
         result = check.result
         score = float(result)
         ignored = list(result.extra.get("ignored_run_queries") or [])
@@ -166,18 +185,42 @@ class TestNotes:
         return payload
 
 
-class TempoEvalSession:
-    """All checks of this pytest session (of this worker, under xdist)."""
+NOTES = pytest.StashKey[TestNotes]()  # what the test adds to the session, until a report takes it
 
-    def __init__(self) -> None:
+
+def notes_of(item: pytest.Item) -> TestNotes:
+    notes = item.stash.get(NOTES, None)
+    if notes is None:
+        notes = item.stash[NOTES] = TestNotes()
+    return notes
+
+
+def _judge_budget(limit: int, config: pytest.Config) -> RequestBudget:
+    """The session's cap on new judge requests. Its count is kept in a file the session creates;
+    under xdist every worker updates the controller's (handed over in ``workerinput``), so the cap
+    is the session's."""
+    from pytest_tempoeval.judge.budget import RequestBudget
+
+    shared = getattr(config, "workerinput", {}).get(BUDGET_FILE)
+    if shared is None:  # the controller, or a run without xdist: a file costs nothing here
+        import tempfile
+
+        handle, name = tempfile.mkstemp(prefix="tempoeval-judge-budget-")
+        os.close(handle)
+        shared = name
+        config.add_cleanup(lambda: Path(name).unlink(missing_ok=True))
+    return RequestBudget(limit, Path(shared))
+
+
+class TempoEvalSession:
+    """All checks of this pytest session (of this worker, under xdist), and its settings."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings if settings is not None else Settings()
         self.rows: list[CheckRow] = []
         # Judge model -> counters, summed over every test's judge.
         self.judge_stats: dict[str, dict[str, int]] = {}
-        self.judge_prices: dict[str, tuple[float, float]] = {}  # ini tempoeval_judge_prices
-        self.judge_budget: Any = None  # the session's RequestBudget of new judge requests, or None
-        self.judge_batch_poll = 30.0  # ini tempoeval_judge_batch_poll
-        self.judge_prompt_style = "seed"  # ini tempoeval_judge_prompt_style
-        self.judge_dry_run = False  # --tempoeval-judge-dry-run
+        self.judge_budget: RequestBudget | None = None  # the session's cap on new judge requests
         self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
         # Baseline files (relative to the baseline directory, "module/test.json"), for the report of
         # unused ones: those of the selected tests, those checked, and modules not wholly selected.
@@ -198,6 +241,18 @@ class TempoEvalSession:
         self.crashed: list[str] = []
         self.workers_lost = 0
         self.collection_failed = False
+
+    @classmethod
+    def start(cls, config: pytest.Config, settings: Settings) -> TempoEvalSession:
+        """The session of ``config``, with its judge request budget."""
+        state = cls(settings)
+        if settings.judge_max_requests is not None:
+            state.judge_budget = _judge_budget(settings.judge_max_requests, config)
+        return state
+
+    @property
+    def judge_prices(self) -> dict[str, tuple[float, float]]:  # ini tempoeval_judge_prices
+        return self.settings.judge_prices
 
     @staticmethod
     def recorder_for(test: str) -> tuple[Recorder, list[CheckRow]]:
@@ -265,6 +320,7 @@ class TempoEvalSession:
         others pass. Returns the checks that failed."""
         from pytest_tempoeval.gate.baselines import PENDING_NOTE
         from pytest_tempoeval.gate.randomization import holm_adjusted
+        from pytest_tempoeval.gate.verdict import DEFAULT_ALPHA, regressed
 
         family = [row for row in self.sorted_rows() if row.p_value is not None]
         failed = []
@@ -274,12 +330,39 @@ class TempoEvalSession:
                 continue
             row.pending = False
             verdict = f"Holm-adjusted p = {adjusted:.4g} over {len(family)} tested checks"
-            row.passed = adjusted >= (row.alpha if row.alpha is not None else 0.05)
+            drop = -(row.delta or 0.0)  # pending: a drop beyond max_drop (the threshold)
+            alpha = row.alpha if row.alpha is not None else DEFAULT_ALPHA
+            row.passed = not regressed(drop, row.threshold, adjusted, alpha)
             decided = f"not significant: {verdict}" if row.passed else f"regressed: {verdict}"
             row.note = row.note.replace(PENDING_NOTE, decided)
             if not row.passed:
                 failed.append(row)
         return failed
+
+    def conclude(self, session: pytest.Session, exitstatus: int) -> None:
+        """At the controller's session finish: whether every selected test ran to its end, the
+        Holm correction, the exit status and the unused baselines (then the plugin writes the
+        reports: ``reports.writer.write_session_reports``)."""
+        config = session.config
+        # Every selected test ran to its end: not stopped (-x, --maxfail, interrupt), not only
+        # collected, no collector failed, no xdist worker went down under a test.
+        self.complete = (
+            exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
+            and not session.shouldstop
+            and not session.shouldfail
+            and not config.option.collectonly
+            and not self.collection_failed
+            and not self.lost_tests
+        )
+        if self.settings.gate_correction == Correction.HOLM:
+            self.gate_failures = self.correct_gate()
+        if (self.gate_failures or self.crashed) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # checks failed, or may be missing
+        if self.complete:  # a partial run proves nothing unused
+            shown = self.settings.baseline_dir_shown
+            self.unused = [
+                f"{shown}/{name}" for name in self.unused_baselines(self.settings.baseline_dir)
+            ]
 
     def sorted_rows(self) -> list[CheckRow]:
         return sorted(self.rows, key=lambda row: (row.test, row.sequence))
@@ -299,6 +382,25 @@ class TempoEvalSession:
             getattr(self, name).update(data[name])
 
     # -- baselines --------------------------------------------------------------------------------
+
+    def note_selection(self, items: list[pytest.Item], config: pytest.Config) -> None:
+        """Which baseline files the selected tests own, and the modules node ids select only part
+        of, for the report of unused ones (one stat when the project has no baseline directory)."""
+        directory = self.settings.baseline_dir
+        if not directory.is_dir():
+            return
+        from pytest_tempoeval.gate.baselines import baseline_path
+
+        for item in items:
+            self.selected_baselines.add(
+                baseline_path(directory, item.nodeid).relative_to(directory).as_posix()
+            )
+        for arg in config.args:  # node ids select part of a module
+            if "::" in arg:
+                module = Path(arg.split("::", 1)[0]).resolve()
+                if module.is_relative_to(config.rootpath):
+                    relative = module.relative_to(config.rootpath).as_posix()
+                    self.partial_modules.add(module_key(relative))
 
     def unused_baselines(self, directory: Path) -> list[str]:
         """Baseline files no test checked (syrupy's "unused snapshots"), never deleted: the files of

@@ -26,6 +26,8 @@ SURFACE = {
     "pytest_tempoeval.cli",
     "pytest_tempoeval.failures",
     "pytest_tempoeval.focus_time",  # an alias of data.focus_time, for an import path docs showed
+    "pytest_tempoeval.hooks",
+    "pytest_tempoeval.options",
     "pytest_tempoeval.plugin",
     "pytest_tempoeval.session",
     "pytest_tempoeval.testing",

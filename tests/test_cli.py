@@ -514,3 +514,27 @@ def test_a_fifo_or_a_folder_given_as_a_file_is_not_a_regular_file(tmp_path: Path
             check=False,
         )
         assert done.returncode in (1, 2) and message in done.stdout + done.stderr, argv
+
+
+def test_compare_decides_with_the_gates_one_verdict(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """tempoeval compare asks gate.verdict.regressed, as the pytest gate does: a rule changed
+    there changes compare's exit status (identical runs: nothing dropped)."""
+    from pytest_tempoeval.gate import verdict
+
+    code, out, _ = run_main(capsys, "compare", RUN, RUN, QRELS, "-m", "P@5", "--format", "json")
+    assert code == 0 and json.loads(out)["measures"][0]["verdict"] == "ok"
+    asked: list[tuple[float, float, float | None, float]] = []
+
+    def always(drop: float, max_drop: float, p_value: float | None, alpha: float) -> bool:
+        asked.append((drop, max_drop, p_value, alpha))
+        return True
+
+    monkeypatch.setattr(verdict, "regressed", always)
+    code, out, _ = run_main(
+        capsys, "compare", RUN, RUN, QRELS, "-m", "P@5", "--format", "json", "--alpha", "0.2"
+    )
+    assert code == 1 and json.loads(out)["measures"][0]["verdict"] == "regressed"
+    # asked by the gate's compare() (raw p) and then by compare's correction across the measures
+    assert {(drop, alpha) for drop, _, _, alpha in asked} == {(0.0, 0.2)}

@@ -39,6 +39,7 @@ from pytest_tempoeval.data.readers.structured import (
     json_tree,
     read_text,
     shown,
+    tree_from_python,  # noqa: F401  (its one home is structured; goldset imports it here)
     yaml_tree,
 )
 from pytest_tempoeval.data.values import grade_problem, id_problem
@@ -110,19 +111,6 @@ def read_gold_file(path: Path) -> GoldContent:
             )
         )
     return content_from_tree(tree, str(path))
-
-
-def tree_from_python(data: Any) -> Any:
-    """Wrap plain Python data so validation can treat it like a file (lines unknown)."""
-    if isinstance(data, Mapping):
-        out = LineDict((key, tree_from_python(value)) for key, value in data.items())
-        out.key_lines = dict.fromkeys(out)
-        return out
-    if isinstance(data, (list, tuple)):
-        items = LineList(tree_from_python(item) for item in data)
-        items.item_lines = [None] * len(items)
-        return items
-    return data
 
 
 def content_from_tree(tree: Any, path: str) -> GoldContent:

@@ -51,38 +51,48 @@ from pytest_tempoeval.files import (
     warn_legacy,
     write_atomically,
 )
-from pytest_tempoeval.gate import randomization
+from pytest_tempoeval.gate import randomization, verdict
+from pytest_tempoeval.gate.randomization import Correction
+from pytest_tempoeval.gate.verdict import (
+    DEFAULT_ALPHA,
+    DEFAULT_MAX_DROP,
+    Verdict,
+    valid_alpha,
+    valid_max_drop,
+)
 from pytest_tempoeval.metrics.explain import query_lines
 from pytest_tempoeval.metrics.results import MetricResult
 
 FORMAT_VERSION = 1
 MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
 PENDING_NOTE = "pending: decided with the session's Holm correction"
+_VERDICT_NOTES = {
+    Verdict.IMPROVED: "baseline can be raised",
+    Verdict.REGRESSED: "regressed",
+    Verdict.WRITTEN: "baseline written",
+    Verdict.INCOMPLETE: "queries left out (fail_on_excluded)",
+    Verdict.UNKNOWN_IDS: "retrieved ids unknown to the gold set (fail_on_unknown_ids)",
+    Verdict.PENDING: PENDING_NOTE,
+}
 JUDGED_DROP_NOTED = 0.05  # a fall of the mean Judged@k larger than this is named in the verdict
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BaselineComparison:
     """The outcome of one check, for messages and reports."""
 
     key: str
-    # "pass", "improved", "regressed", "written", "incomplete" (fail_on_excluded), "unknown ids"
-    # (fail_on_unknown_ids), "dry run" (nothing judged: its test is skipped), or "pending": a
-    # significant drop that the session's Holm correction decides at its end
-    status: str
+    status: Verdict
     baseline: float | None
     current: float
     queries: int  # paired queries
     p_value: float | None = None  # None: not tested (written, or fewer than MIN_QUERIES_FOR_TEST)
-    max_drop: float = 0.0
-    alpha: float = 0.05
-    regressed: list[tuple[str, float, float]] = field(
-        default_factory=list
-    )  # (query, old, new), worst first
+    max_drop: float = DEFAULT_MAX_DROP
+    alpha: float = DEFAULT_ALPHA
+    # (query, old, new), worst first
+    regressed: list[tuple[str, float, float]] = field(default_factory=list)
     baseline_scores: dict[str, float] = field(default_factory=dict, repr=False)
-    lost: list[str] = field(
-        default_factory=list
-    )  # baseline queries the result no longer counts (scored 0)
+    lost: list[str] = field(default_factory=list)  # baseline queries no longer counted (scored 0)
     judged_note: str = ""  # "Judged@10 fell from 0.98 to 0.71: ..." (gold mode)
     gold_note: str = ""  # the queries changed in the gold set since the baseline, not compared
 
@@ -92,18 +102,16 @@ class BaselineComparison:
 
     @property
     def passed(self) -> bool:
-        return self.status not in ("regressed", "incomplete", "unknown ids")
+        return self.status.passed
+
+    @property
+    def pending(self) -> bool:
+        """Left to the session's Holm correction, which decides it at the session's end."""
+        return self.status == Verdict.PENDING
 
     @property
     def note(self) -> str:
-        verdict = {
-            "improved": "baseline can be raised",
-            "regressed": "regressed",
-            "written": "baseline written",
-            "incomplete": "queries left out (fail_on_excluded)",
-            "unknown ids": "retrieved ids unknown to the gold set (fail_on_unknown_ids)",
-            "pending": PENDING_NOTE,
-        }.get(self.status, "")
+        verdict = _VERDICT_NOTES.get(self.status, "")
         return "; ".join(filter(None, [verdict, self.judged_note, self.gold_note]))
 
     def describe(self) -> str:
@@ -154,7 +162,6 @@ def compare(
             seed=randomization.DEFAULT_SEED if seed is None else seed,
             permutations=permutations or randomization.DEFAULT_PERMUTATIONS,
         )
-    regressed = drop > max_drop + SCORE_TOLERANCE and (p_value is None or p_value < alpha)
     worse = sorted(
         (
             (query, o, n)
@@ -163,22 +170,23 @@ def compare(
         ),
         key=lambda item: (item[2] - item[1], item[0]),
     )
-    status = (
-        "regressed" if regressed else "improved" if current > baseline + SCORE_TOLERANCE else "pass"
-    )
+    if verdict.regressed(drop, max_drop, p_value, alpha):
+        status = Verdict.REGRESSED
+    else:
+        status = Verdict.IMPROVED if current > baseline + SCORE_TOLERANCE else Verdict.PASS
     return BaselineComparison(
-        key,
-        status,
-        baseline,
-        current,
-        len(shared),
-        p_value,
-        max_drop,
-        alpha,
-        worse,
-        baseline_scores,
-        lost,
-        judged_note(*judged, shared) if judged else "",
+        key=key,
+        status=status,
+        baseline=baseline,
+        current=current,
+        queries=len(shared),
+        p_value=p_value,
+        max_drop=max_drop,
+        alpha=alpha,
+        regressed=worse,
+        baseline_scores=baseline_scores,
+        lost=lost,
+        judged_note=judged_note(*judged, shared) if judged else "",
     )
 
 
@@ -277,10 +285,10 @@ class BaselineStore:
         path: Path,
         update: bool,
         test_id: str = "",
-        max_drop: float = 0.0,
+        max_drop: float = DEFAULT_MAX_DROP,
         on_check: Callable[[Any, BaselineComparison, str], None] | None = None,
         defer: bool = False,
-        correction: str = "none",
+        correction: str = Correction.NONE,
     ) -> None:
         self.path = path
         # With defer (the fixture's), a failed check is kept and the test goes on: every check
@@ -324,7 +332,7 @@ class BaselineStore:
         self,
         result: Any,
         max_drop: float | None = None,
-        alpha: float = 0.05,
+        alpha: float = DEFAULT_ALPHA,
         *,
         name: str | None = None,
         seed: int | None = None,
@@ -345,11 +353,15 @@ class BaselineStore:
             )
         max_drop = self.max_drop if max_drop is None else max_drop
         if result.judge_dry_run:  # nothing was judged: nothing to write or compare; skipped
-            return BaselineComparison(name or result.measure, "dry run", None, math.nan, 0)
+            return BaselineComparison(
+                key=name or result.measure,
+                status=Verdict.DRY_RUN,
+                baseline=None,
+                current=math.nan,
+                queries=0,
+            )
         result.check_comparable()  # a result with no counted query is an error, never a pass
-        if not (
-            math.isfinite(max_drop) and max_drop >= 0 and 0 < alpha < 1
-        ):  # inf would switch the gate off
+        if not (valid_max_drop(max_drop) and valid_alpha(alpha)):
             raise ValueError(
                 f"max_drop must be >= 0 and alpha in (0, 1), got {max_drop!r} and {alpha!r}"
             )
@@ -363,11 +375,11 @@ class BaselineStore:
         self._entries[key] = entry
         if self.update:
             comparison = BaselineComparison(
-                key,
-                "written",
-                None,
-                float(result),
-                len(result.per_query),
+                key=key,
+                status=Verdict.WRITTEN,
+                baseline=None,
+                current=float(result),
+                queries=len(result.per_query),
                 max_drop=max_drop,
                 alpha=alpha,
             )
@@ -385,16 +397,17 @@ class BaselineStore:
         if comparison.gold_note and result.strict_exclusions:  # left out of the comparison
             left_out = "; ".join(filter(None, [left_out, comparison.gold_note]))
         if (left_out or unknown) and comparison.passed:
-            comparison = replace(comparison, status="incomplete" if left_out else "unknown ids")
+            status = Verdict.INCOMPLETE if left_out else Verdict.UNKNOWN_IDS
+            comparison = replace(comparison, status=status)
         elif (
-            self.correction == "holm"
-            and comparison.status == "regressed"
+            self.correction == Correction.HOLM
+            and comparison.status == Verdict.REGRESSED
             and comparison.p_value is not None  # tested: the session's family decides
             and not (left_out or unknown)
         ):
-            comparison = replace(comparison, status="pending")
+            comparison = replace(comparison, status=Verdict.PENDING)
         message = ""
-        if not comparison.passed or comparison.status == "pending":
+        if not comparison.passed or comparison.pending:
             message = self._regression_message(comparison, result)
             if left_out:
                 message += (
@@ -507,7 +520,8 @@ class BaselineStore:
         return True
 
     def _regression_message(self, comparison: BaselineComparison, result: Any) -> str:
-        what = "regression" if comparison.status in ("regressed", "pending") else "failed check"
+        regression = comparison.status in (Verdict.REGRESSED, Verdict.PENDING)
+        what = "regression" if regression else "failed check"
         lines = [f"{self.test_id}: {what} against {self.path}", f"  {comparison.describe()}"]
         shown = comparison.regressed[:REGRESSED_LISTED]
         if shown:

@@ -16,6 +16,7 @@ nothing about the score distribution, and nDCG per query is bounded and often bi
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 DEFAULT_PERMUTATIONS = 10_000
@@ -59,7 +60,16 @@ def paired_randomization_p(
 # 1 - (1 - alpha)**m when nothing changed (54% for 15 checks at 0.05). Holm's step-down procedure
 # keeps that family-wise rate at most alpha, for any dependence between the checks.
 
-CORRECTIONS = ("none", "holm")
+
+class Correction(StrEnum):
+    """How a family of baseline checks is corrected (ini ``tempoeval_gate_correction``,
+    ``tempoeval compare --correction``)."""
+
+    NONE = "none"  # each check at its own alpha
+    HOLM = "holm"  # Holm's step-down: family-wise error at most alpha
+
+
+CORRECTIONS = tuple(Correction)
 
 
 def holm_adjusted(p_values: list[float]) -> list[float]:

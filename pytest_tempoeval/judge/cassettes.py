@@ -27,13 +27,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pytest_tempoeval.errors import JudgeCassetteError
+from pytest_tempoeval.errors import JudgeCassetteError, check_choice
 from pytest_tempoeval.files import (
     regular_file_problem,
     test_file,
     warn_legacy,
     write_atomically,
 )
+from pytest_tempoeval.judge.modes import RecordMode, Serializer
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stock vcrpy's equivalent
 # Only these headers are stored: nothing secret or account-specific can slip through under a new
@@ -41,7 +42,11 @@ MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")  # stoc
 # cassette is several times smaller, so it loads faster.
 KEPT_REQUEST_HEADERS = ("content-type", "anthropic-version", "anthropic-beta")
 KEPT_RESPONSE_HEADERS = ("content-type",)
-RECORD_MODES = ("none", "once", "new_episodes", "all")
+
+
+RECORD_MODES = tuple(RecordMode)  # as a tuple: the name earlier versions exported
+
+
 SAVE_EVERY_SECONDS = 2.0  # while recording: how much work a crash can lose
 CANONICAL_API = (
     "https://api.anthropic.com"  # where every request is stored as sent, whatever the base URL
@@ -77,7 +82,7 @@ def cassette_file(directory: Path, test: str, serializer: str = "yaml") -> tuple
 
 
 def _suffix(serializer: str) -> str:
-    return ".json" if serializer == "json" else ".yaml"
+    return ".json" if serializer == Serializer.JSON else ".yaml"
 
 
 def rerecord_command(test: str, cassette_exists: bool = False) -> str:
@@ -107,10 +112,7 @@ class JudgeCassette:
         save_every: float = SAVE_EVERY_SECONDS,
         source: Path | None = None,
     ) -> None:
-        if record_mode not in RECORD_MODES:
-            raise ValueError(
-                f"record mode must be one of {', '.join(RECORD_MODES)}, got {record_mode!r}"
-            )
+        check_choice("record mode", record_mode, RecordMode)
         self.path = Path(path)
         # Read from here while the file is at its legacy place; the next save moves it to path.
         self.source = Path(source) if source is not None else None

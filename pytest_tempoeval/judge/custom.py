@@ -34,7 +34,7 @@ from pytest_tempoeval.errors import (
 )
 from pytest_tempoeval.files import write_atomically
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.cassettes import RECORD_MODES, SAVE_EVERY_SECONDS, SaveClock
+from pytest_tempoeval.judge.cassettes import SAVE_EVERY_SECONDS, RecordMode, SaveClock
 from pytest_tempoeval.judge.recording import (
     CommonKeywords,
     Recording,
@@ -89,7 +89,7 @@ class CachedJudge:
         used = CommonKeywords.__optional_keys__
         self._recording = recording_from("CachedJudge", recording, keywords, used)
         self._recording.refuse_unused("CachedJudge", sorted(used))
-        check_choice("record mode", record_mode, RECORD_MODES)
+        check_choice("record mode", record_mode, RecordMode)
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
         self.provider = provider

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType, FrameType
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,45 @@ class Check:
     # A failed comparison whose value was thrown away (a bare statement, no ``assert``): the
     # failure message its test gets when it ends.
     unasserted: str = ""
+
+    @classmethod
+    def from_comparison(cls, result: Any, comparison: BaselineOutcome, message: str) -> Check:
+        """A baseline check (``drop <= max_drop``) of ``result``; ``message`` is its failure
+        message, kept when the session's Holm correction decides the check at its end."""
+        return cls(
+            result,
+            op="drop <=",
+            threshold=comparison.max_drop,
+            passed=comparison.passed,
+            baseline=comparison.baseline,
+            p_value=comparison.p_value,
+            note=comparison.note,
+            baseline_scores=comparison.baseline_scores,
+            alpha=comparison.alpha,
+            pending_message=message if comparison.pending else "",
+        )
+
+
+class BaselineOutcome(Protocol):
+    """What a baseline check reports (``gate.baselines.BaselineComparison``, from the layer
+    above, so only its shape is named here)."""
+
+    @property
+    def max_drop(self) -> float: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def pending(self) -> bool: ...
+    @property
+    def baseline(self) -> float | None: ...
+    @property
+    def p_value(self) -> float | None: ...
+    @property
+    def note(self) -> str: ...
+    @property
+    def baseline_scores(self) -> dict[str, float]: ...
+    @property
+    def alpha(self) -> float: ...
 
 
 Recorder = Callable[[Check], None]

@@ -14,7 +14,7 @@ from html import escape
 from pytest_tempoeval.constants import SCORE_TOLERANCE
 from pytest_tempoeval.metrics.explain import format_relevance, format_score
 from pytest_tempoeval.reports.text import checks_line, delta_cell, optional_number, threshold_cell
-from pytest_tempoeval.session import CheckRow
+from pytest_tempoeval.session import CheckRow, CheckStatus
 
 WIDTH, HEIGHT, MARGIN = 760, 220, 36
 MAX_POINTS = 2000  # past this, every query that dropped is drawn but the others are sampled
@@ -44,7 +44,8 @@ def render(
     unused: Sequence[str] = (),
     crashed: Sequence[str] = (),
 ) -> str:
-    verdict = "FAIL" if crashed or any(not row.passed for row in rows) else "pass"
+    failed = crashed or any(not row.passed for row in rows)
+    verdict = CheckStatus.FAIL if failed else CheckStatus.PASS
     parts = [
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"/>',
         "<title>tempoeval report</title>",

@@ -6,9 +6,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pytest
+
 from pytest_tempoeval.judge.prices import PRICES_AS_OF, dollars, price_of
 from pytest_tempoeval.metrics.explain import format_score
-from pytest_tempoeval.session import JUDGE_COUNTERS, CheckRow
+from pytest_tempoeval.session import JUDGE_COUNTERS, CheckRow, TempoEvalSession
 
 COLUMNS = (
     "test",
@@ -177,7 +179,7 @@ def unused_lines(unused: Sequence[str]) -> list[str]:
     return [heading, *(f"  {name}" for name in unused)]
 
 
-def gate_lines(failed: Sequence[Any]) -> list[str]:
+def gate_lines(failed: Sequence[CheckRow]) -> list[str]:
     """The baseline checks the session's Holm correction failed, each with its full message."""
     plural = "s" if len(failed) != 1 else ""
     heading = (
@@ -214,3 +216,27 @@ def markdown(
     if unused:
         lines.extend(["", *unused_lines(unused)])
     return "\n".join(lines) + "\n"
+
+
+def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter) -> None:
+    """The ``tempoeval`` section at the end of the run (the controller's, under xdist): the checks,
+    the judge's totals, unused baselines, the checks the Holm correction failed, and the reports
+    that could not be written. Nothing when the session has none of these."""
+    # A crash is named even when no check reached the controller, in a project that has baselines.
+    crashed = state.crashed if state.rows or state.selected_baselines else []
+    if not (state.rows or state.judged or state.unused or state.report_problems or crashed):
+        return
+    judging = judge_line(state.judge_stats, state.judge_prices)
+    rows = state.sorted_rows()
+    reporter.section("tempoeval")
+    for line in terminal_lines(rows, crashed) if rows or crashed else []:
+        reporter.write_line(line)
+    if judging:
+        reporter.write_line(judging)
+    for line in unused_lines(state.unused):
+        reporter.write_line(line, yellow=True)
+    if state.gate_failures:
+        for line in gate_lines(state.gate_failures):
+            reporter.write_line(line, red=True)
+    for line in state.report_problems:
+        reporter.write_line(line, red=True)

@@ -7,7 +7,28 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from pytest_tempoeval.files import write_user_file
-from pytest_tempoeval.session import CheckRow
+from pytest_tempoeval.session import CheckRow, TempoEvalSession
+
+
+def write_session_reports(state: TempoEvalSession, roots: Sequence[Path]) -> None:
+    """The reports the session's settings ask for (--tempoeval-report, --tempoeval-html,
+    --tempoeval-markdown); what could not be written goes to ``state.report_problems``."""
+    settings = state.settings
+    paths = {
+        "json_path": settings.json_path,
+        "html_path": settings.html_path,
+        "markdown_path": settings.markdown_path,
+    }
+    if any(paths.values()):
+        state.report_problems = write_reports(
+            state.sorted_rows(),
+            state.judge_stats,
+            state.judge_prices,
+            state.unused,
+            crashed=state.crashed,
+            roots=roots,
+            **paths,
+        )
 
 
 def write_reports(

@@ -21,9 +21,13 @@ def test_options_and_ini_keys_are_documented_in_help(pytester: pytest.Pytester) 
 
 
 def test_record_mode_is_checked(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest("--tempoeval-record-mode=sometimes")
+    result = pytester.runpytest("--tempoeval-record-mode=new-episodes")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--tempoeval-record-mode: invalid choice: 'sometimes'*"])
+    expected = (
+        "*--tempoeval-record-mode must be one of none, once, new_episodes, all, "
+        "got 'new-episodes' (did you mean 'new_episodes'?)*"
+    )
+    result.stderr.fnmatch_lines([expected])
 
 
 def test_defaults(pytester: pytest.Pytester) -> None:
