@@ -312,7 +312,7 @@ def _known_ids_verdict(results: dict[str, Any]) -> int:
 
 
 def _json_result(result: Any, per_query: bool) -> dict[str, Any]:
-    data = result.to_dict()
+    data: dict[str, Any] = result.to_dict()
     if not per_query:
         data.pop("per_query")
     return data
@@ -354,22 +354,25 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
         comparisons[measure] = compare(
             measure, base[measure].per_query, new[measure].per_query, args.max_drop, args.alpha
         )
-    tested = [m for m in measures if comparisons[m].p_value is not None]
-    raw = [comparisons[m].p_value for m in tested]
+    p_values = {m: p for m in measures if (p := comparisons[m].p_value) is not None}
+    tested, raw = list(p_values), list(p_values.values())
     holm = args.correction == Correction.HOLM
     adjusted = dict(zip(tested, holm_adjusted(raw) if holm else raw))
     rows, regressed_any = [], False
     for measure in measures:
         comparison = comparisons[measure]
         p_adjusted = adjusted.get(measure)
-        drop = comparison.baseline - comparison.current
+        baseline = comparison.baseline
+        assert baseline is not None  # compare() was given the base run's scores
+        drop = baseline - comparison.current
         regressed = verdict.regressed(drop, args.max_drop, p_adjusted, args.alpha)
         regressed_any |= regressed
         note = ""
-        if base[measure].judged is not None and new[measure].judged is not None:
+        judged_before, judged_now = base[measure].judged, new[measure].judged
+        if judged_before is not None and judged_now is not None:
             note = judged_note(
-                base[measure].judged,
-                new[measure].judged,
+                judged_before,
+                judged_now,
                 judged_measure(base[measure]),
                 sorted(base[measure].per_query),
             )

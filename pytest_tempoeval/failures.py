@@ -24,7 +24,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # The event loop and thread pools the plugin runs the judge and retrievers on: once the traceback
 # is inside the plugin, their frames are its plumbing too.
 _RUNNERS = tuple(
-    os.path.dirname(os.path.abspath(module.__file__)) + os.sep
+    os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep
     for module in (asyncio, concurrent.futures)
 ) + (os.path.abspath(threading.__file__),)
 # A chain made only of these says nothing the message does not.

@@ -30,6 +30,7 @@ from pytest_tempoeval.session import (
 )
 
 if TYPE_CHECKING:
+    from pytest_tempoeval.errors import JudgeDryRun
     from pytest_tempoeval.gate.baselines import BaselineStore  # noqa: F401 (BASELINES)
 
 USES = pytest.StashKey[bool]()  # the test uses the plugin (decided at collection)
@@ -80,7 +81,7 @@ def refers_to_package(module: object) -> bool:
     pytest_tempoeval``, ``from pytest_tempoeval import ndcg``)."""
     for value in list(getattr(module, "__dict__", {}).values()):
         if isinstance(value, types.ModuleType):
-            name = value.__name__
+            name: object = value.__name__
         else:
             name = getattr(value, "__module__", None)
         if isinstance(name, str) and name.startswith("pytest_tempoeval"):
@@ -190,7 +191,7 @@ class DryRun:
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         if not item.stash.get(USES, False):
             return (yield)
-        stops: list[Exception] = []  # judged calls the dry run stopped (checks.dry_run_stops)
+        stops: list[JudgeDryRun] = []  # judged calls the dry run stopped (checks.dry_run_stops)
         dry_run_stops.append(stops)
         try:
             outcome = yield

@@ -190,14 +190,15 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         settings.cassette_dir, request.node.nodeid, settings.cassette_serializer
     )
     command = rerecord_command(request.node.nodeid, is_file(legacy or path))
+    problem: str | None = None
+    cassette: JudgeCassette | None = None
     try:
         cassette = JudgeCassette(path, settings.record_mode, command, source=legacy)
     except JudgeCassetteError as error:
         problem = str(error)
-    else:
-        problem = None
     if problem is not None:  # failed outside the handler: no "during handling..." chain
         pytest.fail(f"{request.node.nodeid}: {problem}", pytrace=False)
+    assert cassette is not None
     batch = settings.judge_batch
     progress = progress_line(config) if cassette.recording else None  # silent in replay
     recording = Recording(

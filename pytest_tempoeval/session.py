@@ -29,6 +29,7 @@ from pytest_tempoeval.metrics.checks import Check, Recorder
 from pytest_tempoeval.options import Settings
 
 if TYPE_CHECKING:
+    from pytest_tempoeval.data.goldset import GoldSet
     from pytest_tempoeval.judge.budget import RequestBudget
 
 WORKER_OUTPUT_KEY = "tempoeval"
@@ -221,7 +222,9 @@ class TempoEvalSession:
         # Judge model -> counters, summed over every test's judge.
         self.judge_stats: dict[str, dict[str, int]] = {}
         self.judge_budget: RequestBudget | None = None  # the session's cap on new judge requests
-        self.gold_sets: dict[tuple[str, float], Any] = {}  # (path, mtime) -> GoldSet, loaded once
+        self.gold_sets: dict[
+            tuple[str, float], GoldSet
+        ] = {}  # (path, mtime) -> GoldSet, loaded once
         # Baseline files (relative to the baseline directory, "module/test.json"), for the report of
         # unused ones: those of the selected tests, those checked, and modules not wholly selected.
         self.selected_baselines: set[str] = set()
@@ -286,7 +289,9 @@ class TempoEvalSession:
     def add_judge_stats(self, model: str, stats: Any) -> None:
         add_counters(self.judge_stats, model, stats)
 
-    def gold_set(self, raw: str | Path, config: pytest.Config, test_file: Path, test: str) -> Any:
+    def gold_set(
+        self, raw: str | os.PathLike[str], config: pytest.Config, test_file: Path, test: str
+    ) -> GoldSet:
         """The gold set at ``raw`` (from the rootdir, else beside the test file), loaded once per
         session. A missing or broken file fails the test with the file and line, no traceback."""
         from pytest_tempoeval.data.goldset import GoldSet
@@ -322,9 +327,10 @@ class TempoEvalSession:
         from pytest_tempoeval.gate.randomization import holm_adjusted
         from pytest_tempoeval.gate.verdict import DEFAULT_ALPHA, regressed
 
-        family = [row for row in self.sorted_rows() if row.p_value is not None]
+        family = [(row, row.p_value) for row in self.sorted_rows() if row.p_value is not None]
         failed = []
-        for row, adjusted in zip(family, holm_adjusted([row.p_value for row in family])):
+        adjusted_p = holm_adjusted([p_value for _, p_value in family])
+        for (row, _), adjusted in zip(family, adjusted_p):
             row.p_adjusted = adjusted
             if not row.pending:
                 continue

@@ -39,7 +39,6 @@ from pytest_tempoeval.data.readers.structured import (
     json_tree,
     read_text,
     shown,
-    tree_from_python,  # noqa: F401  (its one home is structured; goldset imports it here)
     yaml_tree,
 )
 from pytest_tempoeval.data.values import grade_problem, id_problem

@@ -21,9 +21,9 @@ from pytest_tempoeval.data.gold_schema import (
     GoldQuery,
     content_from_tree,
     read_gold_file,
-    tree_from_python,
 )
 from pytest_tempoeval.data.readers.lines import reads_as_columns
+from pytest_tempoeval.data.readers.structured import tree_from_python
 from pytest_tempoeval.data.values import grade_problem
 from pytest_tempoeval.errors import GoldSetError, located
 

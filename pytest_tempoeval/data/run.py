@@ -613,7 +613,9 @@ def _ragged_from_python(
         scores = [[0.0] * len(group) for group in groups]
     table = ragged_from_lists(keys, groups, scores, np.float64)
     if scored:
-        words, values = trec_eval_order(table.offsets, table.values, table.words)
+        # float64 already (built so above): the cast is for the type, and copies nothing
+        scores_f64 = table.values.astype(np.float64, copy=False)
+        words, values = trec_eval_order(table.offsets, scores_f64, table.words)
         table = Ragged.from_words(
             table.keys, table.offsets, words, table.width or table.doc_ids.itemsize, values
         )

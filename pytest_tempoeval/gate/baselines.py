@@ -461,7 +461,7 @@ class BaselineStore:
     ) -> dict[str, Any]:
         __tracebackhide__ = True  # failures point at the test's line, not here
         entries = self.read()["results"]
-        stored = entries.get(key)
+        stored: dict[str, Any] | None = entries.get(key)
         if stored is None and legacy_key is not None:  # a file written before measure strings
             stored = entries.get(legacy_key)
         if stored is None:
@@ -567,6 +567,7 @@ class BaselineStore:
         except (OSError, UnicodeDecodeError) as error:
             raise BaselineError(f"{self.path}: cannot read the baseline ({error})") from None
         problem = None
+        data: object = None
         try:  # a duplicate key, NaN or Infinity is refused with its line, as a JSON run's is
             data = strict_json(text, Source(self.path, BaselineError))
         except BaselineError as error:

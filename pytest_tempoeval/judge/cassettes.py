@@ -168,11 +168,11 @@ class JudgeCassette:
                 f"was edited). Re-record with: {self.command}"
             )
         try:
-            message = json.loads(_text(response.get("body")))
+            message: dict[str, Any] | None = json.loads(_text(response.get("body")))
         except ValueError:
             message = None
         problem = "is not a JSON message" if not isinstance(message, dict) else _shape(message)
-        if problem:
+        if problem or message is None:
             if self.recording:
                 return None  # asked again, and the new answer replaces the damaged one
             raise JudgeCassetteError(

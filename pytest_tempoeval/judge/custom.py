@@ -34,7 +34,8 @@ from pytest_tempoeval.errors import (
 )
 from pytest_tempoeval.files import write_atomically
 from pytest_tempoeval.judge.accounting import JudgeStats, budget_spent, count_dry_run
-from pytest_tempoeval.judge.cassettes import SAVE_EVERY_SECONDS, RecordMode, SaveClock
+from pytest_tempoeval.judge.cassettes import SAVE_EVERY_SECONDS, SaveClock
+from pytest_tempoeval.judge.modes import RecordMode
 from pytest_tempoeval.judge.recording import (
     CommonKeywords,
     Recording,

@@ -13,7 +13,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import CodeType, FrameType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.errors import JudgeDryRun
 
 
 @dataclass(frozen=True)
@@ -101,10 +104,10 @@ def record(check: Check) -> None:
 # the dry run stopped (its judge raised JudgeDryRun: nothing asked) adds the stop there and returns
 # a result with no score, so the test goes on to its later judged calls and the dry run counts them
 # all; the plugin then skips the test with their counts. Outside that, the stop is raised.
-dry_run_stops: list[list[Exception]] = []
+dry_run_stops: list[list[JudgeDryRun]] = []
 
 
-def keep_dry_run_stop(stop: Exception) -> bool:
+def keep_dry_run_stop(stop: JudgeDryRun) -> bool:
     """Whether the running test collects dry-run stops; if so, ``stop`` is added to them."""
     if not dry_run_stops:
         return False

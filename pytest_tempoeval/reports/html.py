@@ -8,7 +8,7 @@ queries with what they retrieved. The markup is well-formed XML, so tests parse 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from html import escape
 
 from pytest_tempoeval.constants import SCORE_TOLERANCE
@@ -181,7 +181,7 @@ def chart(row: CheckRow) -> str:
     return _element("svg", svg, "".join(marks)) + _element("p", {"class": "legend"}, "".join(keys))
 
 
-def _element(tag: str, attributes: dict[str, object], content: str | None = None) -> str:
+def _element(tag: str, attributes: Mapping[str, object], content: str | None = None) -> str:
     """An element; attribute values are escaped here, ``content`` is markup already. No content
     makes a self-closing element (SVG shapes); HTML elements pass "" at least."""
     attrs = "".join(f' {name}="{escape(str(value))}"' for name, value in attributes.items())
@@ -220,5 +220,6 @@ def _ranking(pairs: list[list[object]]) -> str:
         return '<span class="note">(nothing)</span>'
     shown = []
     for doc, relevance in pairs:
-        shown.append(f"<code>{escape(str(doc))}</code>({format_relevance(relevance)})")
+        grade = relevance if isinstance(relevance, float | int) else None
+        shown.append(f"<code>{escape(str(doc))}</code>({format_relevance(grade)})")
     return " ".join(shown)

@@ -41,7 +41,7 @@ def threshold_cell(row: CheckRow) -> str:
 
 
 def table_rows(rows: Sequence[CheckRow]) -> list[tuple[str, ...]]:
-    out = []
+    out: list[tuple[str, ...]] = []
     for row in rows:
         queries = f"{row.counted}" + (f" (+{row.excluded} excl.)" if row.excluded else "")
         out.append(
