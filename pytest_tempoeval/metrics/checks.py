@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.errors import JudgeDryRun
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Check:
     """One comparison of a metric result with a threshold or with its baseline."""
 
@@ -44,7 +44,7 @@ class Check:
         """A baseline check (``drop <= max_drop``) of ``result``; ``message`` is its failure
         message, kept when the session's Holm correction decides the check at its end."""
         return cls(
-            result,
+            result=result,
             op="drop <=",
             threshold=comparison.max_drop,
             passed=comparison.passed,

@@ -312,7 +312,11 @@ class MetricResult(float):
                 if where:  # a bare statement: nothing else will fail the test
                     explanation = explain_comparison(self, op, threshold, verbose=0)
                     unasserted = "\n".join([not_asserted(where), *explanation])
-            record(Check(self, op, threshold, outcome, unasserted=unasserted))
+            record(
+                Check(
+                    result=self, op=op, threshold=threshold, passed=outcome, unasserted=unasserted
+                )
+            )
             if not outcome and self.raise_on_failure:
                 explanation = explain_comparison(self, op, threshold, verbose=0)
                 raise AssertionError("\n".join(explanation))
@@ -347,7 +351,7 @@ class MetricResult(float):
         """:meth:`check_comparable`, for a comparison: one the retrieved ids cannot pass is
         recorded as failed before it raises, so the summary and the reports show it."""
         if _is_threshold(other) and self._details.per_query and self.knows_no_retrieved_id():
-            record(Check(self, op, float(other), False))  # type: ignore[arg-type]
+            record(Check(result=self, op=op, threshold=float(other), passed=False))  # type: ignore[arg-type]
         self.check_comparable()
 
     def _check(self, op: str, other: object) -> bool:

@@ -159,3 +159,7 @@ def test_states_are_enums_equal_to_their_strings() -> None:
 def test_records_are_built_by_keyword() -> None:
     with pytest.raises(TypeError):
         CheckRow("t.py::test_x", 0, "nDCG@10", "gold", 2, 0, 0.5, ">=", 0.8, False)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Check(None, ">=", 0.8, False)  # type: ignore[misc]
+    check = Check(result=None, op=">=", threshold=0.8, passed=False)
+    assert (check.op, check.threshold, check.passed, check.note) == (">=", 0.8, False, "")
