@@ -12,6 +12,10 @@ file and line, never a traceback; 141 (as a tool killed by SIGPIPE) quietly when
 output left (``| head``). A measure given in two spellings (``nDCG@10``, ``ndcg_cut_10``)
 is scored once. Heavy modules (numpy) are imported by the
 commands, not here: ``tempoeval --help`` stays fast.
+
+One module on purpose, though longer than most: the argument parser and the two commands it runs,
+each a thin layer over ``evaluate`` and the gate; what they share (options, exit codes, trec_eval's
+layout) is here once.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ that crashes loses only the test it was running; the controller names that test.
 collection knows (the selected tests' baseline files) comes from the workers at their end
 (``workeroutput``), and any worker's is the whole of it. Reports are written once, by the
 controller, from rows sorted by test id, so ``-n 0`` and ``-n 2`` produce the same output.
+
+One module on purpose, though longer than most: the session's one state object (syrupy-style) and
+the records it is made of (``CheckRow``, ``TestNotes``), read and written as one.
 """
 
 from __future__ import annotations

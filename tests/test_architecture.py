@@ -162,3 +162,22 @@ def test_every_exception_and_warning_lives_in_errors_and_is_exported() -> None:
     for name in defined - {"Exception"}:
         assert getattr(pytest_tempoeval, name) is getattr(errors, name), f"{name} is not exported"
         assert getattr(errors, name).__module__ == "pytest_tempoeval"  # its public name
+
+
+# Past about 400 lines a module is hard to read in one sitting: a longer one says why it stays whole.
+LONG_MODULE_LINES = 430
+
+
+def test_a_long_module_says_why_it_is_one_module() -> None:
+    unexplained = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        if source.count("\n") <= LONG_MODULE_LINES:
+            continue
+        docstring = ast.get_docstring(ast.parse(source)) or ""
+        if "One module on purpose" not in docstring:
+            unexplained.append(f"{path.relative_to(PACKAGE)} ({source.count(chr(10))} lines)")
+    assert not unexplained, (
+        "modules over ~400 lines whose docstring does not say why they stay one module "
+        "('One module on purpose, ...'): split them or say why: " + ", ".join(unexplained)
+    )

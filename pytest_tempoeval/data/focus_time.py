@@ -6,6 +6,9 @@ of these) or extract one from prose with ``FocusTime.from_text``. Nothing here r
 relative terms ("last year") need an explicit ``reference_year``.
 
 User documentation of every form: ``docs/focus-time.md``.
+
+One module on purpose, though longer than most: the value grammar (``FocusTime.parse``) and the
+prose scanner (``FocusTime.from_text``) share the year rules and the intern table.
 """
 
 from __future__ import annotations

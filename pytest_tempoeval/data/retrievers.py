@@ -21,6 +21,10 @@ score written as a string, and a RunError (read as a text, the judge would read 
 document). A text that is only a number comes as a dict ``{"id": ..., "text": "2020"}`` or a
 framework document. A retriever that returns fewer than ``k`` results for most queries gets a
 :class:`~pytest_tempoeval.RunWarning` naming the setting to change.
+
+One module on purpose, though longer than most: calling a retriever and reading what it returns are
+decided together per framework (which method; which id, text and score fields), and the Protocols
+describe the frameworks without importing them.
 """
 
 from __future__ import annotations

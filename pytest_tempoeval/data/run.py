@@ -18,6 +18,10 @@ table):
 trec_eval ignores the rank column and orders each query's documents by score, descending, breaking
 ties by doc id, descending (``strcmp``). Scored runs here are ordered the same way, so a metric
 computed from a dict, a JSON file or a TREC file of the same run gives the same value.
+
+One module on purpose, though longer than most: every accepted form of a run (mappings, scored
+pairs, texts, TREC, JSON) lands in the same table through the same id and score checks, which stay
+beside the class they guard.
 """
 
 from __future__ import annotations

@@ -29,6 +29,10 @@ Files written before these hashes void the check on any change of the gold set, 
 With the Holm correction (ini ``tempoeval_gate_correction = holm``) a significant drop does not
 fail its test at once: its status is "pending", and the session decides every pending check
 together at its end (:func:`.randomization.holm_adjusted`).
+
+One module on purpose, though longer than most: the baseline file's format (``entry_for``,
+``_validated``), the store that reads and writes it and the comparison that reads its entries change
+together; split, one format would be spread over three files.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@
 - Many judgments run concurrently on asyncio, at most ``max_concurrency`` at a time.
 
 The SDK is imported on first use, so the plugin stays light for suites that never judge.
+
+One module on purpose, though longer than most: one class whose asking, retrying, reply checking and
+batch routing share its per-judge caches and counters.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@
   per-request deep copies (a large share of a recording's CPU). The files are written with vcrpy's
   own serializers and stay standard cassettes: stock ``vcr.use_cassette(path, record_mode="none",
   match_on=MATCH_ON)`` replays them (tested).
+
+One module on purpose, though longer than most: where a cassette lives, how it is read and how it is
+saved are one file format.
 """
 
 from __future__ import annotations

@@ -18,6 +18,10 @@ create that answers late (the batch exists before the client knows its id)::
     server.batch_create_latency = 0.5  # a create registers its batch, then answers 0.5 s later
 
 Standard library only (and the package's own focus times): importing it costs nothing.
+
+One module on purpose, though longer than most: it is the public testing server
+(:mod:`pytest_tempoeval.testing`) users start in their own tests; its handler, faults and batch
+endpoints share the server's state.
 """
 
 from __future__ import annotations

@@ -13,6 +13,9 @@ id (``010`` is the octal number 8, ``1.10`` the float 1.1): ids are the text in 
 JSON is read by the standard library's pure-Python scanner, wrapped to record where every key and
 item starts, so duplicate keys are caught (``json.loads`` silently keeps the last one) and every
 problem names its own line.
+
+One module on purpose, though longer than most: YAML and JSON become the same line-remembering
+trees; the tree types, both readers and the strict JSON rules belong together.
 """
 
 from __future__ import annotations
