@@ -164,7 +164,7 @@ def test_every_exception_and_warning_lives_in_errors_and_is_exported() -> None:
         assert getattr(errors, name).__module__ == "pytest_tempoeval"  # its public name
 
 
-# Past about 400 lines a module is hard to read in one sitting: a longer one says why it stays whole.
+# Past about 400 lines a module is hard to read in one sitting: a longer one says why it is whole.
 LONG_MODULE_LINES = 430
 
 
