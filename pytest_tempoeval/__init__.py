@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     from pytest_tempoeval.judge.custom import JudgeProvider as JudgeProvider
     from pytest_tempoeval.metrics.agreement import AgreementResult as AgreementResult
     from pytest_tempoeval.metrics.agreement import judge_agreement as judge_agreement
-    from pytest_tempoeval.metrics.evaluate import assert_measure as assert_measure
-    from pytest_tempoeval.metrics.evaluate import evaluate as evaluate
-    from pytest_tempoeval.metrics.evaluate import score as score
+    from pytest_tempoeval.metrics.by_name import assert_measure as assert_measure
+    from pytest_tempoeval.metrics.by_name import evaluate as evaluate
+    from pytest_tempoeval.metrics.by_name import score as score
     from pytest_tempoeval.metrics.functions import (
         assert_average_precision as assert_average_precision,
     )
@@ -103,13 +103,13 @@ _EXPORTS = {
     "GoldDocument": "data.gold_schema",
     "Run": "data.run",
     "MetricResult": "metrics.results",
-    "evaluate": "metrics.evaluate",
+    "evaluate": "metrics.by_name",
     "judge_agreement": "metrics.agreement",
     "AgreementResult": "metrics.agreement",
     "CachedJudge": "judge.custom",
     "JudgeProvider": "judge.custom",
-    "score": "metrics.evaluate",
-    "assert_measure": "metrics.evaluate",
+    "score": "metrics.by_name",
+    "assert_measure": "metrics.by_name",
     "parse_measure": "metrics.measures",
     "Measure": "metrics.measures",
     **dict.fromkeys(METRIC_FUNCTIONS, "metrics.functions"),

@@ -253,7 +253,7 @@ def _refuse_nan(results: Any, path: str) -> None:
 
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.data.run import Run
-    from pytest_tempoeval.metrics.evaluate import evaluate
+    from pytest_tempoeval.metrics.by_name import evaluate
     from pytest_tempoeval.metrics.explain import score_notes
     from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
 
@@ -338,7 +338,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.gate import verdict
     from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
     from pytest_tempoeval.gate.randomization import holm_adjusted
-    from pytest_tempoeval.metrics.evaluate import evaluate
+    from pytest_tempoeval.metrics.by_name import evaluate
     from pytest_tempoeval.metrics.explain import unknown_ids_problem
 
     measures = _measures(args.measures)  # once each: a repeated measure would weaken Holm

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_tempoeval.metrics.agreement import AgreementResult as AgreementResult
     from pytest_tempoeval.metrics.agreement import judge_agreement as judge_agreement
-    from pytest_tempoeval.metrics.evaluate import assert_measure as assert_measure
-    from pytest_tempoeval.metrics.evaluate import evaluate as evaluate
-    from pytest_tempoeval.metrics.evaluate import score as score
+    from pytest_tempoeval.metrics.by_name import assert_measure as assert_measure
+    from pytest_tempoeval.metrics.by_name import evaluate as evaluate
+    from pytest_tempoeval.metrics.by_name import score as score
     from pytest_tempoeval.metrics.functions import (
         assert_average_precision as assert_average_precision,
     )
@@ -77,11 +77,11 @@ _EXPORTS = {
     "TemporalNDCG": "tempoeval_compat",
     "TemporalPrecision": "tempoeval_compat",
     "MetricResult": "results",
-    "evaluate": "evaluate",
+    "evaluate": "by_name",
     "judge_agreement": "agreement",
     "AgreementResult": "agreement",
-    "score": "evaluate",
-    "assert_measure": "evaluate",
+    "score": "by_name",
+    "assert_measure": "by_name",
     "parse_measure": "measures",
     "Measure": "measures",
     **dict.fromkeys(FUNCTIONS, "functions"),

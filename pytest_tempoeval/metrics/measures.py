@@ -10,7 +10,7 @@ Grammar::
 
 A :class:`Measure` prints in one canonical form: parameters at their default are left out, the
 rest sorted by key. ``str(parse_measure(text))`` parses back to the same measure. This module only
-reads and writes names; :mod:`.evaluate` scores them. The names, their parameters, aliases and
+reads and writes names; :mod:`.by_name` scores them. The names, their parameters, aliases and
 trec_eval names come from the specs (:mod:`.specs`).
 """
 

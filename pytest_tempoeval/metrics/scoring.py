@@ -1,6 +1,6 @@
 """The scoring engine: one :class:`~.specs.MeasureSpec` and a call's arguments to a
 :class:`~.results.MetricResult`. Every public metric function (:mod:`.functions`) and every
-measure by name (:mod:`.evaluate`) is scored here.
+measure by name (:mod:`.by_name`) is scored here.
 
 A call goes: the arguments checked against the spec, the run and gold set normalised
 (:func:`inputs`), the :class:`~.relevance.Relevance` of the mode built, the spec's kernel called
