@@ -40,7 +40,11 @@ class Verdict(StrEnum):
 def regressed(drop: float, max_drop: float, p_value: float | None, alpha: float) -> bool:
     """Whether a drop of the mean (baseline - current) fails the gate: larger than ``max_drop``
     (beyond float summation noise), and significant, ``p_value < alpha``. A ``p_value`` of None
-    means untested (too few queries to mean anything): ``max_drop`` alone decides."""
+    means untested (too few queries to mean anything): ``max_drop`` alone decides.
+
+    A NaN is never a verdict: every comparison with it is false, so it would pass unnoticed."""
+    if math.isnan(drop) or (p_value is not None and math.isnan(p_value)):
+        raise ValueError(f"no verdict on a NaN (drop {drop!r}, p-value {p_value!r})")
     return drop > max_drop + SCORE_TOLERANCE and (p_value is None or p_value < alpha)
 
 

@@ -48,6 +48,15 @@ def test_a_drop_regresses_beyond_max_drop_and_when_significant() -> None:
     assert not regressed(-0.2, 0.0, 0.001, 0.05)  # an improvement
 
 
+@pytest.mark.parametrize(
+    ("drop", "p_value"), [(math.nan, None), (math.nan, 0.01), (0.2, math.nan), (-0.2, math.nan)]
+)
+def test_a_nan_drop_or_p_value_is_no_verdict(drop: float, p_value: float | None) -> None:
+    # every comparison with NaN is false: "drop > max_drop" would have called a NaN drop a pass
+    with pytest.raises(ValueError, match=r"^no verdict on a NaN \(drop "):
+        regressed(drop, 0.0, p_value, 0.05)
+
+
 def always_regressed(asked: Asked):  # type: ignore[no-untyped-def]
     def rule(drop: float, max_drop: float, p_value: float | None, alpha: float) -> bool:
         asked.append((drop, max_drop, p_value, alpha))
