@@ -11,6 +11,7 @@ command line (``cli.py``) reuses them and the gate's defaults.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -22,10 +23,15 @@ import pytest
 from pytest_tempoeval.errors import check_choice
 from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.gate.verdict import DEFAULT_MAX_DROP, max_drop_from
-from pytest_tempoeval.judge.modes import RecordMode, Serializer
+from pytest_tempoeval.judge.modes import (
+    BATCH_POLL_RULE,
+    BATCH_POLL_SECONDS,
+    RecordMode,
+    Serializer,
+    valid_batch_poll,
+)
 from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES
 
-DEFAULT_BATCH_POLL = 30.0  # seconds between polls of a Message Batch
 _T = TypeVar("_T")
 
 
@@ -113,7 +119,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini(
         "tempoeval_judge_batch_poll",
         "Seconds between polls of a Message Batch (--tempoeval-judge-batch).",
-        default=f"{DEFAULT_BATCH_POLL:g}",
+        default=f"{BATCH_POLL_SECONDS:g}",
     )
     parser.addini(
         "tempoeval_judge_prices",
@@ -164,7 +170,7 @@ class Settings:
     judge_model: str = ""  # "": the judge's default model
     max_drop: float = DEFAULT_MAX_DROP
     judge_prompt_style: str = PROMPT_STYLES[0]
-    judge_batch_poll: float = DEFAULT_BATCH_POLL
+    judge_batch_poll: float = BATCH_POLL_SECONDS
     judge_prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     gate_correction: Correction = Correction.NONE
     fail_on_excluded: bool = False
@@ -256,13 +262,13 @@ def _ini_bool(ini: Callable[[str], bool], key: str) -> bool:
 
 
 def _seconds(text: str) -> float:
-    """A duration: a positive, finite number (0 or nan would poll without pause, inf never)."""
+    """Seconds between polls of a batch, as :class:`Recording` accepts them."""
     try:
         seconds = float(text)
     except ValueError:
-        seconds = float("nan")
-    if not (0 < seconds < float("inf")):
-        raise ValueError(f"must be a positive, finite number of seconds, got {text!r}")
+        seconds = math.nan
+    if not valid_batch_poll(seconds):
+        raise ValueError(f"{BATCH_POLL_RULE}, got {text!r}")
     return seconds
 
 

@@ -16,12 +16,12 @@ and write its Recording (:class:`RecordingField`).
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypedDict, TypeVar, overload
 
 from pytest_tempoeval.errors import closest_match
+from pytest_tempoeval.judge.modes import BATCH_POLL_RULE, BATCH_POLL_SECONDS, valid_batch_poll
 
 if TYPE_CHECKING:
     from pytest_tempoeval.judge.budget import RequestBudget
@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int, int], None]  # (done, total, answered without a request)
 StatusLine = Callable[[str], None]
-
-BATCH_POLL_SECONDS = 30.0  # the tempoeval_judge_batch_poll ini key's default
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,15 +46,8 @@ class Recording:
     batch_status: StatusLine | None = None  # called with a status line while a batch is processed
 
     def __post_init__(self) -> None:
-        # 0 or less would poll the API in a busy loop, inf never; checked as any object, since a
-        # caller without a type checker may pass a string or a bool
-        poll: object = self.batch_poll
-        if isinstance(poll, bool) or not isinstance(poll, int | float):
-            poll = math.nan
-        if not (math.isfinite(poll) and poll > 0):
-            raise ValueError(
-                f"batch_poll must be a positive, finite number of seconds, got {self.batch_poll!r}"
-            )
+        if not valid_batch_poll(self.batch_poll):
+            raise ValueError(f"batch_poll {BATCH_POLL_RULE}, got {self.batch_poll!r}")
 
     def refuse_unused(self, judge: str, used: Collection[str]) -> None:
         """Refuse the settings ``judge`` cannot honour (anything outside ``used`` that is not its
