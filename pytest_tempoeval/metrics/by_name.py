@@ -32,6 +32,7 @@ def evaluate(
     judge: Judge | None = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    empty: str = "exclude",
 ) -> dict[str, MetricResult]:
     """One :class:`MetricResult` per measure, keyed by the measure string as given.
 
@@ -45,7 +46,13 @@ def evaluate(
     gold, run = as_gold_set(gold), as_run(run)  # load once for them all
     return {
         text: score(
-            measure, run, gold, judge=judge, strict=strict, fail_on_excluded=fail_on_excluded
+            measure,
+            run,
+            gold,
+            judge=judge,
+            strict=strict,
+            fail_on_excluded=fail_on_excluded,
+            empty=empty,
         )
         for text, measure in parsed.items()
     }
@@ -59,6 +66,7 @@ def score(
     judge: Judge | None = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    empty: str = "exclude",
 ) -> MetricResult:
     """One measure's result: ``score("nDCG@10", run, gold)``. Scored as its function scores it
     (the same spec, :func:`.scoring.compute`), with the parameters as the functions spell them."""
@@ -66,7 +74,7 @@ def score(
     spec = parsed.family
     values = {key: spec.param(key).value(word) for key, word in parsed.params}
     k: Cutoff = ALL_RANKS if parsed.cutoff is None and spec.whole_ranking else parsed.cutoff
-    return compute(spec, run, gold, k, strict, fail_on_excluded, judge=judge, **values)
+    return compute(spec, run, gold, k, strict, fail_on_excluded, judge=judge, empty=empty, **values)
 
 
 def assert_measure(
@@ -77,11 +85,18 @@ def assert_measure(
     judge: Judge | None = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    empty: str = "exclude",
 ) -> MetricResult:
     """``score`` whose comparisons raise AssertionError with the explanation when they fail:
     ``assert_measure("nDCG@10", run, gold) >= 0.8`` works as a bare statement."""
     return score(
-        measure, run, gold, judge=judge, strict=strict, fail_on_excluded=fail_on_excluded
+        measure,
+        run,
+        gold,
+        judge=judge,
+        strict=strict,
+        fail_on_excluded=fail_on_excluded,
+        empty=empty,
     ).checked()
 
 

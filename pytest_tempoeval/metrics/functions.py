@@ -43,6 +43,8 @@ def temporal_ndcg(
     gain: str = "linear",
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Temporal nDCG@k. Relevance, by mode: focus_time 4·Jaccard(QFT, DFT); gold the graded
     judgments; llm the judge's grade."""
@@ -58,6 +60,8 @@ def temporal_precision(
     threshold: float = 0.0,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Temporal P@k: share of the top k whose focus time overlaps the query's (Jaccard >
     threshold when threshold > 0)."""
@@ -72,6 +76,8 @@ def temporal_recall(
     threshold: float = 0.0,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Temporal R@k: temporally relevant documents in the top k / all known temporally relevant
     documents."""
@@ -86,6 +92,8 @@ def temporal_mrr(
     threshold: float = 0.0,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Reciprocal rank of the first temporally relevant document (whole ranking unless k is
     given)."""
@@ -100,6 +108,8 @@ def temporal_map(
     threshold: float = 0.0,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Average precision over temporally relevant documents (whole ranking unless k is given)."""
     return compute(SPEC["T-AP"], **locals())
@@ -113,6 +123,8 @@ def ndcg(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
     judged_only: bool = False,
+    *,
+    empty: str = "exclude",
 ) -> MetricResult:
     """nDCG@k over graded judgments; equals trec_eval's ``ndcg_cut.k``. ``judged_only``: unjudged
     documents are removed from the ranking first (trec_eval ``-J``, ir_measures ``judged_only``)."""
@@ -128,6 +140,7 @@ def precision(
     *,
     rel: int | None = None,
     relevance_level: int | None = None,
+    empty: str = "exclude",
 ) -> MetricResult:
     """P@k (grade >= ``rel``, default 1, is relevant); equals trec_eval's ``P.k`` (``-l rel``)."""
     return compute(SPEC["P"], **locals())
@@ -142,6 +155,7 @@ def recall(
     *,
     rel: int | None = None,
     relevance_level: int | None = None,
+    empty: str = "exclude",
 ) -> MetricResult:
     """R@k; equals trec_eval's ``recall.k``."""
     return compute(SPEC["R"], **locals())
@@ -156,6 +170,7 @@ def mrr(
     *,
     rel: int | None = None,
     relevance_level: int | None = None,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
     return compute(SPEC["RR"], **locals())
@@ -170,6 +185,7 @@ def average_precision(
     *,
     rel: int | None = None,
     relevance_level: int | None = None,
+    empty: str = "exclude",
 ) -> MetricResult:
     """AP; with ``k=None`` equals trec_eval's ``map`` per query, with k its ``map_cut.k``."""
     return compute(SPEC["AP"], **locals())
@@ -184,6 +200,7 @@ def success(
     *,
     rel: int | None = None,
     relevance_level: int | None = None,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Success@k: 1 when a relevant document (grade >= ``rel``) is in the top k; trec_eval's
     ``success.k``."""
@@ -196,6 +213,8 @@ def judged(
     k: Cutoff = None,
     strict: bool = False,
     fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
 ) -> MetricResult:
     """Judged@k: the share of the retrieved top k that the gold set judges (any grade, negative
     included). Every gold query counts, those with nothing relevant too; one the run lacks scores

@@ -7,6 +7,8 @@ the end of a short ranking), ``ideal[q, i]``: the best achievable relevances sor
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from pytest_tempoeval.metrics import specs
@@ -120,3 +122,20 @@ def condensed(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
     the other documents removed (trec_eval ``-J``, ir_measures ``judged_only``)."""
     order = np.argsort(~keep, axis=1, kind="stable")
     return np.take_along_axis(np.where(keep, values, 0), order, axis=1)
+
+
+GEOMETRIC_FLOOR = 1e-5  # trec_eval's MIN_GEO_MEAN: a 0 would make every geometric mean 0
+
+
+def aggregate(values: np.ndarray, how: str) -> float:
+    """The one value of a measure from its counted per-query values (:class:`specs.Aggregate`):
+    their mean, trec_eval's geometric mean (each value floored at 1e-5), or their sum. NaN when
+    there are none: a mean of nothing is no verdict."""
+    if values.size == 0:
+        return math.nan
+    if how == specs.Aggregate.SUM:
+        return math.fsum(values.tolist())
+    if how == specs.Aggregate.GEOMETRIC:
+        logs = np.log(np.maximum(values, GEOMETRIC_FLOOR))
+        return math.exp(math.fsum(logs.tolist()) / values.size)
+    return math.fsum(values.tolist()) / values.size

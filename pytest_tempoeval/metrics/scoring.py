@@ -22,7 +22,7 @@ from pytest_tempoeval.constants import DEFAULT_K
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.data.values import check_k
-from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.errors import MetricError, check_choice
 from pytest_tempoeval.metrics import kernels
 from pytest_tempoeval.metrics.alignment import (
     check_no_ignored_queries,
@@ -44,7 +44,7 @@ from pytest_tempoeval.metrics.relevance import (
     llm_relevance,
 )
 from pytest_tempoeval.metrics.results import MetricResult, QueryScores
-from pytest_tempoeval.metrics.specs import MeasureSpec, Mode, ParamValue
+from pytest_tempoeval.metrics.specs import Aggregate, Empty, MeasureSpec, Mode, ParamValue
 
 ALL_RANKS: Literal["all"] = (
     "all"  # k="all": the whole ranking (trec_eval's ndcg, recall, map, recip_rank)
@@ -63,10 +63,13 @@ def compute(
     fail_on_excluded: bool | None = None,
     *,
     judge: Judge | None = None,
+    empty: str = Empty.EXCLUDE,
     **given: object,
 ) -> MetricResult:
     """``spec`` scored on ``run`` against ``gold``; ``given``: the spec's parameters as the
-    functions take them (``gain="exponential"``, ``rel=2``)."""
+    functions take them (``gain="exponential"``, ``rel=2``). ``empty``: what a query with nothing
+    relevant gets (:class:`~.specs.Empty`): left out and named, or scored 0 as trec_eval does."""
+    empty = Empty(check_choice("empty", empty, tuple(Empty), MetricError))
     values = spec.arguments(given)  # TypeError for a name the spec does not declare
     mode = Mode(str(values.get("mode", Mode.GOLD)))
     scoring = _deepened(spec, inputs(run, gold, k, strict, fail_on_excluded, spec), k, values)
@@ -77,8 +80,21 @@ def compute(
         unscorable = relevance.n_relevant == 0
     for position in np.flatnonzero(unscorable).tolist() if unscorable is not None else ():
         excluded.setdefault(position, NO_RELEVANT_REASON[mode])
+    if empty == Empty.ZERO:
+        scores, excluded = _zero_empty(scores, excluded, mode)
     measure = str(measure_of(spec.name, scoring.k, **spec.measure_params(values)))
     return _package(spec, measure, relevance, scoring, mode, scores, excluded)
+
+
+def _zero_empty(
+    scores: np.ndarray, excluded: dict[int, str], mode: Mode
+) -> tuple[np.ndarray, dict[int, str]]:
+    """trec_eval's rule: a query with nothing relevant scores 0 (its denominator is 0) and counts.
+    Queries left out for another reason (no focus time, no text for the judge) stay out."""
+    empty = [position for position, why in excluded.items() if why == NO_RELEVANT_REASON[mode]]
+    scores = scores.astype(np.float64, copy=True)
+    scores[empty] = 0.0
+    return scores, {position: why for position, why in excluded.items() if position not in empty}
 
 
 # -- arguments -------------------------------------------------------------------------------------
@@ -197,7 +213,43 @@ _KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], np.ndarray | in
     "gains": lambda relevance, scoring, graded: graded()[0],
     "ideal": lambda relevance, scoring, graded: graded()[1],
     "k": lambda relevance, scoring, graded: scoring.k or scoring.depth,
+    "grades": lambda relevance, scoring, graded: trec_grades(relevance),
+    "levels": lambda relevance, scoring, graded: grade_levels(scoring.gold),
 }
+
+
+# trec_eval's codes for a retrieved document without a grade (its RELVALUE_NONPOOL and
+# RELVALUE_UNJUDGED): not in the qrels, and in the qrels with a negative grade (a pool sample
+# left unjudged, as infAP's qrels mark it).
+NOT_JUDGED, POOLED_UNJUDGED = -1, -2
+
+
+def trec_grades(relevance: Relevance) -> np.ndarray:
+    """[nq, depth] each rank's grade as trec_eval's ranked list holds it: the grade (>= 0),
+    NOT_JUDGED, or POOLED_UNJUDGED (a negative grade); NOT_JUDGED past the end of a ranking."""
+    grades = np.where(relevance.known, relevance.relevance, NOT_JUDGED).astype(np.int64)
+    if relevance.negative is not None:
+        grades[relevance.negative] = POOLED_UNJUDGED
+    return grades
+
+
+def grade_levels(gold: GoldSet) -> np.ndarray:
+    """[nq, top grade + 1] how many documents each query judged at each grade >= 0 (trec_eval's
+    ``rel_levels``); every measure that needs the pool's make-up (bpref, infAP, Rprec_mult, ndcg
+    ideal gains) reads it."""
+
+    def count() -> np.ndarray:
+        judgments = gold.judgments
+        grades = judgments.values.astype(np.int64)
+        query = np.repeat(np.arange(len(judgments.keys)), np.diff(judgments.offsets))
+        graded = grades >= 0
+        top = int(grades.max(initial=0))
+        levels = np.zeros((len(judgments.keys), max(top, 0) + 1), dtype=np.int64)
+        np.add.at(levels, (query[graded], grades[graded]), 1)
+        return levels
+
+    levels: np.ndarray = gold.memo(("grade_levels",), count)
+    return levels
 
 
 def _kernel_scores(
@@ -273,7 +325,11 @@ def _package(
     judged_shares: QueryScores | Callable[[], QueryScores] | None = None
     if mode == Mode.GOLD:  # computed now when it is cheap, else when asked for
         judged_shares = judged if relevance.complete else judged()
+    value = None  # the mean, computed by MetricResult
+    if spec.aggregate != Aggregate.MEAN:
+        value = kernels.aggregate(scores[counted], spec.aggregate)
     result = MetricResult(
+        value=value,
         name=spec.function,
         k=scoring.k,
         mode=mode.value,

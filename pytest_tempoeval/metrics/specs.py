@@ -38,6 +38,21 @@ class Mode(StrEnum):
     LLM = "llm"  # an LLM judge's grade or verdict
 
 
+class Aggregate(StrEnum):
+    """How a measure's per-query values become its one value (trec_eval's "all" line)."""
+
+    MEAN = "mean"  # the arithmetic mean of the counted queries
+    GEOMETRIC = "geometric"  # trec_eval's gm_map: exp(mean(log(max(value, 1e-5))))
+    SUM = "sum"  # counts (num_ret, num_rel): the total over the counted queries
+
+
+class Empty(StrEnum):
+    """What a query with nothing relevant gets (``empty=``): a score whose denominator is 0."""
+
+    EXCLUDE = "exclude"  # left out of the mean and named (the plugin's default)
+    ZERO = "zero"  # scored 0 and counted (trec_eval's rule)
+
+
 GAINS = ("linear", "exponential")  # as the functions spell them; a measure name writes exp
 
 
@@ -133,6 +148,7 @@ class MeasureSpec:
     binary: bool = True  # relevant or not (explanations show 1/0; llm mode asks for a verdict)
     needs_relevant: bool = False  # a query with nothing relevant is left out of the mean
     counts_every_query: bool = False  # no query is left out, not even one with nothing relevant
+    aggregate: Aggregate = Aggregate.MEAN  # how the per-query values become one
 
     @property
     def temporal(self) -> bool:

@@ -21,7 +21,7 @@ from pytest_tempoeval.metrics.scoring import _KERNEL_INPUTS, compute
 from pytest_tempoeval.metrics.specs import SPEC, SPECS, MeasureSpec, Mode
 
 ROOT = Path(__file__).parents[2]
-COMMON = {"run", "gold", "k", "strict", "fail_on_excluded"}
+COMMON = {"run", "gold", "k", "strict", "fail_on_excluded", "empty"}
 GOLD = GoldSet.load(ROOT / "examples/gold/mini_elections.yaml")
 RUN = Run({"us-2020": ["us2020", "us2016"], "uk-2019": ["uk2019", "fr2017"]})
 

@@ -4,12 +4,23 @@ A seeded random run of 1,200 queries with heavily tied scores is written to TREC
 tools with their own parsers, and every per-query value is compared.
 """
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from pytest_tempoeval import GoldSet, Run, average_precision, mrr, ndcg, precision, recall
+from pytest_tempoeval import (
+    GoldSet,
+    MetricError,
+    Run,
+    average_precision,
+    evaluate,
+    mrr,
+    ndcg,
+    precision,
+    recall,
+)
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -109,3 +120,24 @@ def test_reading_the_same_run_from_dict_gives_the_same_values(files: tuple[Path,
     as_dict = Run({q: list(zip(run[q], run.scores(q))) for q in run})
     gold = GoldSet.from_trec_qrels(files[1])
     assert ndcg(as_dict, gold, k=10).per_query == ndcg(run, gold, k=10).per_query
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_empty_zero_scores_queries_with_nothing_relevant_as_trec_eval_does(
+    files: tuple[Path, Path], reference: dict, measure: str
+) -> None:
+    run_path, qrels_path = files
+    run, gold = Run.load(run_path), GoldSet.from_trec_qrels(qrels_path)
+    name = {"ndcg_cut_10": "nDCG@10", "P_10": "P@10", "recall_100": "R@100"}.get(measure, measure)
+    result = evaluate(run, gold, [name], empty="zero")[name]
+    assert result.excluded == {}
+    for query, values in reference.items():
+        assert result.per_query[query] == pytest.approx(values[measure], abs=1e-12)
+    # the mean over the queries trec_eval scores: the one judged query the run lacks is extra
+    mean = math.fsum(values[measure] for values in reference.values())
+    assert float(result) * len(result.per_query) == pytest.approx(mean, abs=1e-9)
+
+
+def test_empty_must_be_exclude_or_zero(files: tuple[Path, Path]) -> None:
+    with pytest.raises(MetricError, match="empty must be one of exclude, zero, got 'skip'"):
+        precision(Run.load(files[0]), GoldSet.from_trec_qrels(files[1]), k=5, empty="skip")
