@@ -186,10 +186,17 @@ def supported_measure(line: Line, options: Options) -> Measure | None:
 
 
 def score(
-    lines: list[Line], options: Options, run: Run, gold: GoldSet, *, strict: bool = False
+    lines: list[Line],
+    options: Options,
+    run: Run,
+    gold: GoldSet,
+    *,
+    bogus: Run | None = None,
+    strict: bool = False,
 ) -> Scored:
-    """Every supported line's values on trec_eval's queries (``-c``: every qrels query).
-    ``strict``: results queries the qrels lack are an error (``evaluate --strict``)."""
+    """Every supported line's values on trec_eval's queries (``-c``: every qrels query). A qrels
+    query the run lacks is scored on ``bogus`` (:func:`bogus_run`) when given, else as an empty
+    ranking. ``strict``: results queries the qrels lack are an error (``evaluate --strict``)."""
     from pytest_tempoeval.metrics.by_name import evaluate
 
     in_run = set(run.query_ids)
@@ -201,28 +208,57 @@ def score(
             f"no query is in both {options.qrels} and {options.results} (their query ids look "
             f"like {_examples(gold.query_ids)} and {_examples(run.query_ids)})"
         )
+    missing = {q for q in queries if q not in in_run} if bogus is not None else set()
     measures = {line.name: supported_measure(line, options) for line in lines}
-    unique = {str(m): m for m in measures.values() if m is not None}
-    results = {}
+    unique = list({str(m): m for m in measures.values() if m is not None}.values())
+    results, on_bogus = {}, {}
     if unique:
-        results = evaluate(run, gold, list(unique.values()), strict=strict, empty="zero")
+        results = evaluate(run, gold, unique, strict=strict, empty="zero")
+        if bogus is not None and missing:
+            on_bogus = evaluate(bogus, gold, unique, empty="zero")
     scored = Scored(lines, queries, {}, {}, [], results)
-    missing = [q for q in queries if q not in in_run]
     for line in lines:
         measure = measures[line.name]
         if line.root.printed == Printed.RUNID:
             scored.summary[line.name] = run_tag(options.results)
         elif line.root.printed == Printed.RELSTRING:
-            scored.per_query[line.name] = {**relstrings(run, gold, queries, int(line.values[0]))}
+            length = int(line.values[0])
+            strings = relstrings(run, gold, queries, length)
+            if bogus is not None and missing:
+                strings.update(relstrings(bogus, gold, sorted(missing), length))
+            scored.per_query[line.name] = {**strings, **_bogus_fixed(line.name, missing, "")}
         elif measure is None:
             scored.unsupported.append(line)
         else:
-            result = results[str(measure)]
-            values = _values_of(line.name, result, queries, missing)
-            scored.per_query[line.name] = dict(values)
+            values = _values_of(line.name, results[str(measure)], queries, missing)
+            if missing:
+                values.update(_values_of(line.name, on_bogus[str(measure)], sorted(missing), set()))
+                values.update(_bogus_fixed(line.name, missing, 0.0))
+            scored.per_query[line.name] = {**values}
             aggregate = str(measure.family.aggregate)
-            scored.summary[line.name] = _summary(line, aggregate, values, options, gold)
+            scored.summary[line.name] = _summary(line, aggregate, values, queries, options, gold)
     return scored
+
+
+BOGUS_DOC = "ceci_nest_pas_un_docno"  # trec_eval.c's document of a query the results lack
+
+
+def bogus_run(queries: Sequence[str]) -> Run:
+    """trec_eval -c's ranking of a qrels query the results lack: one document it has not judged,
+    scored like any ranking (-M and -J cut it too); :func:`_bogus_fixed` then resets what
+    trec_eval resets. An empty ranking would differ on the measures that count a retrieved
+    non-relevant document (utility with parameters, relstring.N shows ``-``)."""
+    from pytest_tempoeval.data.run import Run
+
+    return Run({query: [(BOGUS_DOC, 1.0)] for query in queries})
+
+
+def _bogus_fixed(name: str, missing: set[str], zero: float | str) -> dict[str, float | str]:
+    """trec_eval.c's clean-up after the bogus ranking: these names (exactly, or unj*) back to 0
+    or the empty string; relstring.N, utility.P... keep the bogus document's values, as there."""
+    if name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj"):
+        return dict.fromkeys(missing, zero)
+    return {}
 
 
 def _strcmp_order(query_id: str) -> bytes:
@@ -233,42 +269,59 @@ def _examples(ids: Sequence[str]) -> str:
     return ", ".join(repr(i) for i in ids[:3])
 
 
-# trec_eval -c scores a query the results lack on a one-document bogus ranking, then sets these
-# back to 0 (trec_eval.c); an empty ranking gives the other measures the same values.
-_BOGUS_ZEROED = ("num_ret", "utility", "rbp_resid")
-
-
 def _values_of(
-    name: str, result: MetricResult, queries: list[str], missing: list[str]
-) -> list[tuple[str, float]]:
-    per_query = result.per_query
-    values = []
+    name: str, result: MetricResult, queries: Sequence[str], skipped: set[str]
+) -> dict[str, float | str]:
+    """Each query's value, but those ``skipped``; a query left out (only a non-gold reason can
+    leave one out with empty="zero") or scored NaN is an error, never a silent 0."""
+    per_query, values = result.per_query, dict[str, float | str]()
     for query in queries:
-        if query not in per_query:  # with empty="zero" only a non-gold reason leaves one out
+        if query in skipped:
+            continue
+        if query not in per_query:
             why = result.excluded.get(query, "not scored")
             raise MetricError(f"{name}: query {query!r} cannot be scored as trec_eval does: {why}")
         value = float(per_query[query])
         if math.isnan(value):  # it would compare false with everything
             raise MetricError(f"{name}: query {query!r} scores NaN")
-        values.append((query, value))
-    if missing and (name in _BOGUS_ZEROED or name.startswith("unj")):
-        gone = set(missing)
-        values = [(query, 0.0 if query in gone else value) for query, value in values]
+        values[query] = value
     return values
 
 
 def _summary(
-    line: Line, aggregate: str, values: list[tuple[str, float]], options: Options, gold: GoldSet
+    line: Line,
+    aggregate: str,
+    values: Mapping[str, float | str],
+    queries: Sequence[str],
+    options: Options,
+    gold: GoldSet,
 ) -> float:
-    """The "all" value: the spec's aggregate (mean, geometric mean, sum) of the printed queries."""
+    """The "all" value: the spec's aggregate of the printed queries, in trec_eval's arithmetic."""
     import numpy as np
-
-    from pytest_tempoeval.metrics import kernels
 
     if line.name == "num_rel" and options.complete:
         # trec_eval -c sums num_rel from the qrels, counting grades above 0 whatever -l says
         return float((np.asarray(gold.judgments.values) > 0).sum())
-    return kernels.aggregate(np.array([value for _, value in values]), aggregate)
+    return trec_eval_aggregate([float(values[query]) for query in queries], aggregate)
+
+
+def trec_eval_aggregate(values: Sequence[float], aggregate: str) -> float:
+    """trec_eval's "all": the values added one by one in its query order, in doubles, then divided
+    (meas_acc.c, meas_avg.c), so that a mean on a rounding boundary prints its last digit as
+    trec_eval does (an exactly rounded sum can print 0.0027 where trec_eval prints 0.0028). Its
+    geometric mean adds the logs of the values floored at 1e-5; a sum is not divided. Nothing to
+    average: trec_eval prints its 0."""
+    from pytest_tempoeval.metrics.kernels import GEOMETRIC_FLOOR
+
+    if aggregate == "geometric":
+        values = [math.log(max(value, GEOMETRIC_FLOOR)) for value in values]
+    total = 0.0
+    for value in values:
+        total += value
+    if aggregate == "sum" or not values:
+        return total
+    mean = total / len(values)
+    return math.exp(mean) if aggregate == "geometric" else mean
 
 
 def relstrings(run: Run, gold: GoldSet, queries: list[str], length: int) -> dict[str, str]:
@@ -387,8 +440,8 @@ def command(args: argparse.Namespace, out: TextIO) -> int:
     assert isinstance(parsed, Options)
     options = parsed
     lines = expand_measures(options.measures)  # a typo fails before the files are read
-    gold, run = load(options)
-    scored = score(lines, options, run, gold)
+    gold, run, bogus = load(options)
+    scored = score(lines, options, run, gold, bogus=bogus)
     write(scored, options, out)
     out.flush()  # stdout before the notes: a terminal shows them after the scores
     for note in query_notes(options, run, gold):
@@ -440,10 +493,10 @@ def _count(ids: Sequence[str], what: str) -> str:
     return f"1 {what}" if len(ids) == 1 else f"{len(ids)} {what.replace('y', 'ie')}s"
 
 
-def load(options: Options) -> tuple[GoldSet, Run]:
-    """The qrels and the results as trec_eval reads them (qrels and TREC run formats only), each
-    ranking cut as -M and -J cut it: its first N documents in trec_eval's order, then without the
-    unjudged ones."""
+def load(options: Options) -> tuple[GoldSet, Run, Run | None]:
+    """The qrels and the results as trec_eval reads them (qrels and TREC run formats only), and
+    with -c the bogus ranking of the qrels queries the results lack; each ranking cut as -M and -J
+    cut it: its first N documents in trec_eval's order, then without the unjudged ones."""
     import warnings
 
     from pytest_tempoeval.data.goldset import GoldSet
@@ -459,11 +512,18 @@ def load(options: Options) -> tuple[GoldSet, Run]:
         run = _stdin_run() if options.results == "-" else Run.from_trec(options.results)
     except TempoEvalError as error:
         raise type(error)(f"{error}{_swap_hint(options)}") from None
+    in_run = set(run.query_ids)
+    lacking = [q for q in gold.query_ids if q not in in_run]
+    bogus = bogus_run(lacking) if options.complete and lacking else None
+    return gold, _cut(run, options, gold), bogus and _cut(bogus, options, gold)
+
+
+def _cut(run: Run, options: Options, gold: GoldSet) -> Run:
     if options.max_docs is not None:
         run = _first_documents(run, options.max_docs)
     if options.judged_only:
         run = _judged_documents(run, gold)
-    return gold, run
+    return run
 
 
 def _swap_hint(options: Options) -> str:
@@ -575,20 +635,26 @@ def write_results(
         cut = PRINTED_NAME.fullmatch(name)
         root = ROOT.get(cut["root"] if cut else name)
         printed = root.printed if root else _PRINTED_BY_AGGREGATE[measure.family.aggregate]
-        rows.append((name, printed, result))
+        rows.append((name, printed, str(measure.family.aggregate), result))
+    queries = sorted(gold.query_ids, key=_strcmp_order)
     if per_query:
-        for query in sorted(gold.query_ids, key=_strcmp_order):
+        for query in queries:
             out.writelines(
                 trec_line(name, query, formatted(printed, float(result.per_query[query])))
-                for name, printed, result in rows
+                for name, printed, _, result in rows
                 if printed in PER_QUERY and query in result.per_query
             )
-    for name, printed, result in rows:
-        value = float(result) if result.per_query else 0.0
-        if not result.per_query:
+    notes = []
+    for name, printed, aggregate, result in rows:
+        counted = [float(result.per_query[q]) for q in queries if q in result.per_query]
+        if not counted:
             why = "; ".join(sorted(set(result.excluded.values()))) or "no query"
-            print(f"tempoeval: note: {name}: no query counted ({why}): 0.0000", file=sys.stderr)
+            notes.append(f"{name}: no query counted ({why}); printed 0, as trec_eval prints it")
+        value = trec_eval_aggregate(counted, aggregate)
         out.write(trec_line(name, "all", formatted(printed, value)))
+    out.flush()  # the scores first: a reader that left (| head) gets no note
+    for note in notes:
+        print(f"tempoeval: note: {note}", file=sys.stderr)
 
 
 _PRINTED_BY_AGGREGATE: dict[str, Printed] = {
