@@ -186,9 +186,14 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--split", default="test", help="BEIR folders: the qrels split")
     check.set_defaults(command=_check)
 
-    from pytest_tempoeval.trec_eval_cli import add_command  # trec_eval's flags: its own module
-
-    add_command(commands)
+    trec_eval = commands.add_parser(
+        "trec_eval",
+        help="trec_eval's command line: tempoeval trec_eval [flags] QRELS RESULTS",
+        add_help=False,
+        prefix_chars="\0",  # no flag for argparse: trec_eval_cli reads them as trec_eval's getopt
+    )
+    trec_eval.add_argument("argv", nargs=argparse.REMAINDER)
+    trec_eval.set_defaults(command=_trec_eval)
     return parser
 
 
@@ -465,6 +470,15 @@ def _compare_text(rows: list[dict[str, Any]], args: argparse.Namespace, out: Tex
             f"regressed: {', '.join(regressed)} (drop > {args.max_drop:g} and p < {args.alpha:g}"
             f"{', Holm-corrected' if holm else ''})\n"
         )
+
+
+# -- trec_eval -------------------------------------------------------------------------------------
+
+
+def _trec_eval(args: argparse.Namespace, out: TextIO) -> int:
+    from pytest_tempoeval.trec_eval_cli import command  # imported only when it runs
+
+    return command(args, out)
 
 
 # -- check -----------------------------------------------------------------------------------------

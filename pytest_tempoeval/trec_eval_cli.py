@@ -25,7 +25,7 @@ import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from pytest_tempoeval.errors import MetricError, RunError, TempoEvalError
 from pytest_tempoeval.trec_eval_measures import (
@@ -408,19 +408,6 @@ came with a group (official, all_trec, ...), 2 when it was asked for by its own 
 name is an error. Not supported: -R other than qrels, -T other than trec_results, -D, -Z.
 Differences from trec_eval and the supported measures: docs/cli.md#trec_eval-drop-in.
 """
-
-
-def add_command(commands: Any) -> None:
-    """Register ``trec_eval`` on the ``tempoeval`` parser's subcommands. Its arguments pass
-    through untouched (no prefix character argparse would read: trec_eval's getopt reads them)."""
-    parser = commands.add_parser(
-        "trec_eval",
-        help="trec_eval's command line: tempoeval trec_eval [flags] QRELS RESULTS",
-        add_help=False,
-        prefix_chars="\0",
-    )
-    parser.add_argument("argv", nargs=argparse.REMAINDER)
-    parser.set_defaults(command=command)
 
 
 def command(args: argparse.Namespace, out: TextIO) -> int:

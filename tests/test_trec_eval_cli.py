@@ -267,3 +267,23 @@ def test_swapped_files_get_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = trec_eval(capsys, RUN, QRELS)
     assert (code, out) == (2, "")
     assert err.rstrip("\n").endswith("(QRELS and RESULTS swapped? trec_eval takes the qrels first)")
+
+
+def test_help_and_a_measure_name_error_import_no_numpy() -> None:
+    """`tempoeval --help` does not load the command's modules, and the command loads numpy only
+    once it scores: its help and a misspelled measure answer at the interpreter's speed."""
+    code = (
+        "import io, sys\n"
+        "from contextlib import redirect_stderr, redirect_stdout\n"
+        "from pytest_tempoeval.cli import main\n"
+        "found = []\n"
+        "for argv in (['--help'], ['trec_eval', '-h'], ['trec_eval', '-m', 'bpreff', 'q', 'r']):\n"
+        "    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):\n"
+        "        try:\n            main(argv)\n        except SystemExit:\n            pass\n"
+        "    found.append(sorted({m for m in sys.modules if m.split('.')[0] in ('numpy', 'yaml')"
+        " or m.endswith('trec_eval_cli')}))\n"
+        "print(found)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = "pytest_tempoeval.trec_eval_cli"
+    assert done.stdout.strip() == repr([[], [loaded], [loaded]])
