@@ -192,11 +192,13 @@ def score(
     gold: GoldSet,
     *,
     bogus: Run | None = None,
+    tag: str = "",
     strict: bool = False,
 ) -> Scored:
     """Every supported line's values on trec_eval's queries (``-c``: every qrels query). A qrels
     query the run lacks is scored on ``bogus`` (:func:`bogus_run`) when given, else as an empty
-    ranking. ``strict``: results queries the qrels lack are an error (``evaluate --strict``)."""
+    ranking. ``tag``: the runid. ``strict``: results queries the qrels lack are an error
+    (``evaluate --strict``)."""
     from pytest_tempoeval.metrics.by_name import evaluate
 
     in_run = set(run.query_ids)
@@ -220,7 +222,7 @@ def score(
     for line in lines:
         measure = measures[line.name]
         if line.root.printed == Printed.RUNID:
-            scored.summary[line.name] = run_tag(options.results)
+            scored.summary[line.name] = tag
         elif line.root.printed == Printed.RELSTRING:
             length = int(line.values[0])
             strings = relstrings(run, gold, queries, length)
@@ -427,8 +429,8 @@ def command(args: argparse.Namespace, out: TextIO) -> int:
     assert isinstance(parsed, Options)
     options = parsed
     lines = expand_measures(options.measures)  # a typo fails before the files are read
-    gold, run, bogus = load(options)
-    scored = score(lines, options, run, gold, bogus=bogus)
+    gold, run, bogus, tag = load(options)
+    scored = score(lines, options, run, gold, bogus=bogus, tag=tag)
     write(scored, options, out)
     out.flush()  # stdout before the notes: a terminal shows them after the scores
     for note in query_notes(options, run, gold):
@@ -480,10 +482,11 @@ def _count(ids: Sequence[str], what: str) -> str:
     return f"1 {what}" if len(ids) == 1 else f"{len(ids)} {what.replace('y', 'ie')}s"
 
 
-def load(options: Options) -> tuple[GoldSet, Run, Run | None]:
-    """The qrels and the results as trec_eval reads them (qrels and TREC run formats only), and
-    with -c the bogus ranking of the qrels queries the results lack; each ranking cut as -M and -J
-    cut it: its first N documents in trec_eval's order, then without the unjudged ones."""
+def load(options: Options) -> tuple[GoldSet, Run, Run | None, str]:
+    """The qrels and the results as trec_eval reads them (qrels and TREC run formats only), with
+    -c the bogus ranking of the qrels queries the results lack, and the runid; each ranking cut as
+    -M and -J cut it: its first N documents in trec_eval's order, then without the unjudged
+    ones."""
     import warnings
 
     from pytest_tempoeval.data.goldset import GoldSet
@@ -496,13 +499,16 @@ def load(options: Options) -> tuple[GoldSet, Run, Run | None]:
             gold = GoldSet.from_trec_qrels(options.qrels)
         for warning in caught:
             print(f"tempoeval: warning: {warning.message}", file=sys.stderr)
-        run = _stdin_run() if options.results == "-" else Run.from_trec(options.results)
+        if options.results == "-":
+            run, tag = _stdin_run()
+        else:
+            run, tag = Run.from_trec(options.results), run_tag(options.results)
     except TempoEvalError as error:
         raise type(error)(f"{error}{_swap_hint(options)}") from None
     in_run = set(run.query_ids)
     lacking = [q for q in gold.query_ids if q not in in_run]
     bogus = bogus_run(lacking) if options.complete and lacking else None
-    return gold, _cut(run, options, gold), bogus and _cut(bogus, options, gold)
+    return gold, _cut(run, options, gold), bogus and _cut(bogus, options, gold), tag
 
 
 def _cut(run: Run, options: Options, gold: GoldSet) -> Run:
@@ -521,9 +527,9 @@ def _swap_hint(options: Options) -> str:
     return ""
 
 
-def _stdin_run() -> Run:
+def _stdin_run() -> tuple[Run, str]:
     """RESULTS ``-``: the run read from stdin (trec_eval 10 reads it so), through a temporary file
-    the TREC reader can map; its errors name <stdin>."""
+    the TREC reader can map, and its runid; its errors name <stdin>."""
     import shutil
     import tempfile
 
@@ -534,7 +540,7 @@ def _stdin_run() -> Run:
         with open(path, "wb") as file:
             shutil.copyfileobj(sys.stdin.buffer, file)
         try:
-            return Run.from_trec(path)
+            return Run.from_trec(path), run_tag(path)
         except RunError as error:
             raise RunError(str(error).replace(path, "<stdin>")) from None
 
@@ -594,9 +600,11 @@ def default_output(
 
     options = Options(per_query=per_query, complete=True, qrels=gold.path, results=run_path)
     lines = expand_measures([])
-    if sniffed_kind(run_path) != "a TREC run":
+    trec_run = sniffed_kind(run_path) == "a TREC run"
+    if not trec_run:
         lines = [line for line in lines if line.root.printed != Printed.RUNID]
-    scored = score(lines, options, run, gold, strict=strict)
+    tag = run_tag(run_path) if trec_run else ""
+    scored = score(lines, options, run, gold, tag=tag, strict=strict)
     write(scored, options, out)
     out.flush()  # the scores first: a reader that left (| head) gets no note
     if scored.unsupported:

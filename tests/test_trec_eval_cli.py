@@ -256,9 +256,14 @@ def test_runid_is_the_tag_of_the_last_line_as_trec_eval_keeps_it(
 def test_results_read_from_stdin(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "pytest_tempoeval", "trec_eval", "-q", "-m", "map", QRELS]
     done = subprocess.run(
-        [*command, "-"], input=Path(RUN).read_bytes(), capture_output=True, check=False
+        [*command, "-m", "runid", "-"],
+        input=Path(RUN).read_bytes(),
+        capture_output=True,
+        check=False,
     )
-    assert (done.returncode, done.stdout.decode()) == (0, lines_of("out.test.aq", "map"))
+    per_query = lines_of("out.test.aq", "map").rsplit("map", 1)[0]  # without its "all" line
+    expected = per_query + lines_of("out.test", "runid", "map")
+    assert (done.returncode, done.stdout.decode()) == (0, expected)
     bad = subprocess.run([*command, "-"], input=b"301 Q0 d1\n", capture_output=True, check=False)
     assert bad.returncode == 2 and bad.stderr.decode().startswith("tempoeval: error: <stdin>:1:")
 
