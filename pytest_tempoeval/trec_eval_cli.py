@@ -41,6 +41,8 @@ from pytest_tempoeval.trec_eval_measures import (
 )
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from pytest_tempoeval.data.goldset import GoldSet
     from pytest_tempoeval.data.run import Run
     from pytest_tempoeval.metrics.measures import Measure
@@ -154,11 +156,12 @@ _SWITCHES = {  # flag -> the option it sets, and to what
 
 @dataclass
 class Scored:
-    """What is printed: per line, each query's value and the summary; and what is not."""
+    """What is printed: per line, each query's value (aligned with ``queries``) and the summary;
+    and what is not."""
 
     lines: list[Line]
     queries: list[str]  # in trec_eval's order
-    per_query: dict[str, dict[str, float | str]]  # line name -> query -> value
+    per_query: dict[str, np.ndarray | list[str]]  # line name -> a value per query
     summary: dict[str, float | str]  # line name -> the "all" value
     unsupported: list[Line]
     results: dict[str, MetricResult]  # by measure: what evaluate returned
@@ -199,24 +202,25 @@ def score(
     query the run lacks is scored on ``bogus`` (:func:`bogus_run`) when given, else as an empty
     ranking. ``tag``: the runid. ``strict``: results queries the qrels lack are an error
     (``evaluate --strict``)."""
+    import numpy as np
+
     from pytest_tempoeval.metrics.by_name import evaluate
 
     in_run = set(run.query_ids)
-    queries = sorted(
-        (q for q in gold.query_ids if options.complete or q in in_run), key=_strcmp_order
-    )
+    queries = sorted(q for q in gold.query_ids if options.complete or q in in_run)  # as strcmp
     if not queries:
         raise MetricError(
             f"no query is in both {options.qrels} and {options.results} (their query ids look "
             f"like {_examples(gold.query_ids)} and {_examples(run.query_ids)})"
         )
-    missing = {q for q in queries if q not in in_run} if bogus is not None else set()
+    positions = np.array([gold.query_position[q] for q in queries], dtype=np.int64)
+    missing = np.array([q not in in_run for q in queries]) & (bogus is not None)
     measures = {line.name: supported_measure(line, options) for line in lines}
     unique = list({str(m): m for m in measures.values() if m is not None}.values())
     results, on_bogus = {}, {}
     if unique:
         results = evaluate(run, gold, unique, strict=strict, empty="zero")
-        if bogus is not None and missing:
+        if bogus is not None and missing.any():
             on_bogus = evaluate(bogus, gold, unique, empty="zero")
     scored = Scored(lines, queries, {}, {}, [], results)
     for line in lines:
@@ -225,20 +229,27 @@ def score(
             scored.summary[line.name] = tag
         elif line.root.printed == Printed.RELSTRING:
             length = int(line.values[0])
-            strings = relstrings(run, gold, queries, length)
-            if bogus is not None and missing:
-                strings.update(relstrings(bogus, gold, sorted(missing), length))
-            scored.per_query[line.name] = {**strings, **_bogus_fixed(line.name, missing, "")}
+            strings = relstrings(run, gold, positions, length)
+            if missing.any():
+                assert bogus is not None
+                on_bogus_strings = relstrings(bogus, gold, positions, length)
+                strings = [
+                    b if gone else s for s, b, gone in zip(strings, on_bogus_strings, missing)
+                ]
+            if missing.any() and _bogus_reset(line.name):
+                strings = ["" if gone else s for s, gone in zip(strings, missing)]
+            scored.per_query[line.name] = strings
         elif measure is None:
             scored.unsupported.append(line)
         else:
-            values = _values_of(line.name, results[str(measure)], queries, missing)
-            if missing:
-                values.update(_values_of(line.name, on_bogus[str(measure)], sorted(missing), set()))
-                values.update(_bogus_fixed(line.name, missing, 0.0))
-            scored.per_query[line.name] = {**values}
+            values = _gathered(line.name, results[str(measure)], gold, positions)
+            if missing.any():
+                on_bogus_values = _gathered(line.name, on_bogus[str(measure)], gold, positions)
+                reset = 0.0 if _bogus_reset(line.name) else on_bogus_values
+                values = np.where(missing, reset, values)
+            scored.per_query[line.name] = values
             aggregate = str(measure.family.aggregate)
-            scored.summary[line.name] = _summary(line, aggregate, values, queries, options, gold)
+            scored.summary[line.name] = _summary(line, aggregate, values, options, gold)
     return scored
 
 
@@ -255,48 +266,49 @@ def bogus_run(queries: Sequence[str]) -> Run:
     return Run({query: [(BOGUS_DOC, 1.0)] for query in queries})
 
 
-def _bogus_fixed(name: str, missing: set[str], zero: float | str) -> dict[str, float | str]:
-    """trec_eval.c's clean-up after the bogus ranking: these names (exactly, or unj*) back to 0
+def _bogus_reset(name: str) -> bool:
+    """trec_eval.c's clean-up after the bogus ranking: these names (exactly, or unj*) go back to 0
     or the empty string; relstring.N, utility.P... keep the bogus document's values, as there."""
-    if name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj"):
-        return dict.fromkeys(missing, zero)
-    return {}
-
-
-def _strcmp_order(query_id: str) -> bytes:
-    return query_id.encode("utf-8", "surrogateescape")  # strcmp compares bytes
+    return name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj")
 
 
 def _examples(ids: Sequence[str]) -> str:
     return ", ".join(repr(i) for i in ids[:3])
 
 
-def _values_of(
-    name: str, result: MetricResult, queries: Sequence[str], skipped: set[str]
-) -> dict[str, float | str]:
-    """Each query's value, but those ``skipped``; a query left out (only a non-gold reason can
-    leave one out with empty="zero") or scored NaN is an error, never a silent 0."""
-    per_query, values = result.per_query, dict[str, float | str]()
-    for query in queries:
-        if query in skipped:
-            continue
-        if query not in per_query:
-            why = result.excluded.get(query, "not scored")
-            raise MetricError(f"{name}: query {query!r} cannot be scored as trec_eval does: {why}")
-        value = float(per_query[query])
-        if math.isnan(value):  # it would compare false with everything
-            raise MetricError(f"{name}: query {query!r} scores NaN")
-        values[query] = value
+def _gathered(name: str, result: MetricResult, gold: GoldSet, positions: np.ndarray) -> np.ndarray:
+    """The values of the gold queries at ``positions``; a query left out (only a non-gold reason
+    can leave one out with empty="zero") or scored NaN is an error, never a silent 0."""
+    import numpy as np
+
+    every, counted = query_arrays(result, gold)
+    values: np.ndarray = every[positions]
+    counted = counted[positions]
+    bad = np.flatnonzero(~counted | np.isnan(values))
+    if bad.size:
+        query = gold.query_ids[int(positions[bad[0]])]
+        why = result.excluded.get(query, "scores NaN")
+        raise MetricError(f"{name}: query {query!r} cannot be scored as trec_eval does: {why}")
     return values
 
 
+def query_arrays(result: MetricResult, gold: GoldSet) -> tuple[np.ndarray, np.ndarray]:
+    """[gold queries] each query's value and whether it is counted, in the gold set's order,
+    read from the result's arrays (a dict of 100,000 queries would be most of the time)."""
+    import numpy as np
+
+    arrays = result.query_arrays()
+    if arrays is not None:
+        ids, scores, counted = arrays
+        if ids is gold.query_ids or tuple(ids) == gold.query_ids:
+            return scores.astype(np.float64), counted
+    per_query = result.per_query
+    values = np.array([float(per_query.get(q, math.nan)) for q in gold.query_ids])
+    return values, np.array([q in per_query for q in gold.query_ids], dtype=bool)
+
+
 def _summary(
-    line: Line,
-    aggregate: str,
-    values: Mapping[str, float | str],
-    queries: Sequence[str],
-    options: Options,
-    gold: GoldSet,
+    line: Line, aggregate: str, values: np.ndarray, options: Options, gold: GoldSet
 ) -> float:
     """The "all" value: the spec's aggregate of the printed queries, in trec_eval's arithmetic."""
     import numpy as np
@@ -304,46 +316,44 @@ def _summary(
     if line.name == "num_rel" and options.complete:
         # trec_eval -c sums num_rel from the qrels, counting grades above 0 whatever -l says
         return float((np.asarray(gold.judgments.values) > 0).sum())
-    return trec_eval_aggregate([float(values[query]) for query in queries], aggregate)
+    return trec_eval_aggregate(values, aggregate)
 
 
-def trec_eval_aggregate(values: Sequence[float], aggregate: str) -> float:
+def trec_eval_aggregate(values: np.ndarray, aggregate: str) -> float:
     """trec_eval's "all": the values added one by one in its query order, in doubles, then divided
     (meas_acc.c, meas_avg.c), so that a mean on a rounding boundary prints its last digit as
     trec_eval does (an exactly rounded sum can print 0.0027 where trec_eval prints 0.0028). Its
-    geometric mean adds the logs of the values floored at 1e-5; a sum is not divided. Nothing to
-    average: trec_eval prints its 0."""
+    geometric mean adds the logs (C's log) of the values floored at 1e-5; a sum is not divided.
+    Nothing to average: trec_eval prints its 0."""
+    import numpy as np
+
     from pytest_tempoeval.metrics.kernels import GEOMETRIC_FLOOR
 
+    if values.size == 0:
+        return 0.0
     if aggregate == "geometric":
-        values = [math.log(max(value, GEOMETRIC_FLOOR)) for value in values]
-    total = 0.0
-    for value in values:
-        total += value
-    if aggregate == "sum" or not values:
+        values = np.array([math.log(max(value, GEOMETRIC_FLOOR)) for value in values.tolist()])
+    total = float(np.cumsum(values)[-1])  # a running sum: numpy's sum adds pairwise
+    if aggregate == "sum":
         return total
-    mean = total / len(values)
+    mean = total / values.size
     return math.exp(mean) if aggregate == "geometric" else mean
 
 
-def relstrings(run: Run, gold: GoldSet, queries: list[str], length: int) -> dict[str, str]:
-    """trec_eval's relstring: each rank's grade of the top ``length`` (0-9; > for more, - not
-    judged, . a negative grade: in the pool, unjudged)."""
+def relstrings(run: Run, gold: GoldSet, positions: np.ndarray, length: int) -> list[str]:
+    """trec_eval's relstring of the gold queries at ``positions``: each rank's grade of the top
+    ``length`` (0-9; > for more, - not judged, . a negative grade: in the pool, unjudged)."""
     from pytest_tempoeval.metrics.relevance import gold_relevance
     from pytest_tempoeval.metrics.scoring import NOT_JUDGED, POOLED_UNJUDGED, trec_grades
 
-    depth = max(length, 1)
-    relevance = gold_relevance(run, gold, depth, need_ideal=False)
-    grades, retrieved = trec_grades(relevance), relevance.rows >= 0
+    relevance = gold_relevance(run, gold, max(length, 1), need_ideal=False)
+    grades = trec_grades(relevance)[positions, :length]
+    shown = (relevance.rows[positions, :length] >= 0).sum(axis=1)
     signs = {NOT_JUDGED: "-", POOLED_UNJUDGED: "."}
-    strings = {}
-    for query in queries:
-        position = gold.query_position[query]
-        shown = grades[position, : min(length, int(retrieved[position].sum()))].tolist()
-        strings[query] = "".join(
-            str(g) if 0 <= g <= 9 else ">" if g > 9 else signs.get(g, "<") for g in shown
-        )
-    return strings
+    return [
+        "".join(str(g) if 0 <= g <= 9 else ">" if g > 9 else signs.get(g, "<") for g in row[:n])
+        for row, n in zip(grades.tolist(), shown.tolist())
+    ]
 
 
 def run_tag(path: str) -> str:
@@ -369,22 +379,42 @@ def write(scored: Scored, options: Options, out: TextIO) -> None:
     """trec_eval's output: with -q each query's lines (queries in trec_eval's order, measures in
     its table's), then unless -n the summary ("all")."""
     shown = [line for line in scored.lines if line not in scored.unsupported]
-    per_query = [line for line in shown if line.root.printed in PER_QUERY]
     if options.per_query:
-        for query in scored.queries:
-            out.writelines(
-                _line(line, query, scored.per_query[line.name][query]) for line in per_query
-            )
+        columns = [
+            (line.name, formatted_all(line.root.printed, scored.per_query[line.name]))
+            for line in shown
+            if line.root.printed in PER_QUERY
+        ]
+        write_per_query(scored.queries, columns, out)
     if options.summary:
         out.writelines(
-            _line(line, "all", scored.summary[line.name])
+            trec_line(line.name, "all", formatted(line.root.printed, scored.summary[line.name]))
             for line in shown
             if line.root.printed != Printed.RELSTRING
         )
 
 
-def _line(line: Line, query: str, value: float | str) -> str:
-    return trec_line(line.name, query, formatted(line.root.printed, value))
+def formatted_all(printed: Printed, values: np.ndarray | list[str]) -> list[str]:
+    """Every query's value as trec_eval prints it (one format per column: 100,000 queries)."""
+    if isinstance(values, list):  # relstring
+        return [f"'{value}'" for value in values]
+    listed: list[float] = values.tolist()
+    if printed in (Printed.COUNT, Printed.COUNT_SUMMARY):
+        return [str(int(value)) for value in listed]
+    return [f"{value:6.4f}" for value in listed]
+
+
+def write_per_query(
+    queries: Sequence[str], columns: Sequence[tuple[str, Sequence[str | None]]], out: TextIO
+) -> None:
+    """Each query's lines, its columns in order (a column's None: no line for that query)."""
+    padded = [(f"{name:<22}\t", values) for name, values in columns]
+    out.writelines(
+        f"{name}{query}\t{values[index]}\n"
+        for index, query in enumerate(queries)
+        for name, values in padded
+        if values[index] is not None
+    )
 
 
 # -- the command -----------------------------------------------------------------------------------
@@ -631,21 +661,30 @@ def write_results(
         root = ROOT.get(cut["root"] if cut else name)
         printed = root.printed if root else _PRINTED_BY_AGGREGATE[measure.family.aggregate]
         rows.append((name, printed, str(measure.family.aggregate), result))
-    queries = sorted(gold.query_ids, key=_strcmp_order)
+    import numpy as np
+
+    order = np.argsort(np.array(gold.query_ids, dtype=str), kind="stable")  # strcmp's order
+    queries = [gold.query_ids[i] for i in order.tolist()]
+    columns = []
+    for _, printed, _, result in rows:
+        values, counted = query_arrays(result, gold)
+        columns.append((values[order], counted[order]))
     if per_query:
-        for query in queries:
-            out.writelines(
-                trec_line(name, query, formatted(printed, float(result.per_query[query])))
-                for name, printed, _, result in rows
-                if printed in PER_QUERY and query in result.per_query
-            )
+        write_per_query(
+            queries,
+            [
+                (name, [v if c else None for v, c in zip(formatted_all(printed, values), counted)])
+                for (name, printed, _, _), (values, counted) in zip(rows, columns)
+                if printed in PER_QUERY
+            ],
+            out,
+        )
     notes = []
-    for name, printed, aggregate, result in rows:
-        counted = [float(result.per_query[q]) for q in queries if q in result.per_query]
-        if not counted:
+    for (name, printed, aggregate, result), (values, counted) in zip(rows, columns):
+        if not counted.any():
             why = "; ".join(sorted(set(result.excluded.values()))) or "no query"
             notes.append(f"{name}: no query counted ({why}); printed 0, as trec_eval prints it")
-        value = trec_eval_aggregate(counted, aggregate)
+        value = trec_eval_aggregate(values[counted], aggregate)
         out.write(trec_line(name, "all", formatted(printed, value)))
     out.flush()  # the scores first: a reader that left (| head) gets no note
     for note in notes:

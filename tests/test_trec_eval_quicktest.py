@@ -19,6 +19,7 @@ import shlex
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pytest
 
 from pytest_tempoeval.cli import main
@@ -209,18 +210,21 @@ def test_names_order_and_layout_are_trec_eval_s_for_every_line(command: str, exp
     and each value's format reproduce the whole expected file, given trec_eval's values."""
     options = parse_flags(shlex.split(command))
     assert isinstance(options, Options)
-    per_query: dict[str, dict[str, float | str]] = {}
+    by_query: dict[str, dict[str, str]] = {}
     summary: dict[str, float | str] = {}
     for line in expected_lines(expected):
-        name, query, value = line.rstrip("\n").split("\t")
-        parsed: float | str = value.strip("'") if value.startswith("'") else value
-        if name.strip() != "runid":
-            parsed = float(value) if not value.startswith("'") else parsed
-        if query == "all":
-            summary[name.strip()] = parsed
+        name, query, value = (part.strip() for part in line.split("\t"))
+        if query != "all":
+            by_query.setdefault(name, {})[query] = value
         else:
-            per_query.setdefault(name.strip(), {})[query] = parsed
-    queries = sorted({q for values in per_query.values() for q in values}, key=str.encode)
+            summary[name] = value if name == "runid" else float(value)
+    queries = sorted({q for values in by_query.values() for q in values}, key=str.encode)
+    per_query: dict[str, np.ndarray | list[str]] = {
+        name: [values[q].strip("'") for q in queries]
+        if next(iter(values.values())).startswith("'")
+        else np.array([float(values[q]) for q in queries])
+        for name, values in by_query.items()
+    }
     scored = Scored(expand_measures(options.measures), queries, per_query, summary, [], {})
     out = io.StringIO()
     write(scored, options, out)
