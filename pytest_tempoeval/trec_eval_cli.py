@@ -528,7 +528,7 @@ def load(options: Options) -> tuple[GoldSet, Run, Run | None, str]:
             warnings.simplefilter("always", GoldSetWarning)
             gold = GoldSet.from_trec_qrels(options.qrels)
         for warning in caught:
-            print(f"tempoeval: warning: {warning.message}", file=sys.stderr)
+            print(f"tempoeval: warning: {' '.join(str(warning.message).split())}", file=sys.stderr)
         if options.results == "-":
             run, tag = _stdin_run()
         else:
