@@ -46,10 +46,11 @@ _TREC_EVAL_NAME = re.compile(
 
 
 def trec_eval_name(measure: Measure) -> str | None:
-    """trec_eval's name for a measure it has at its default parameters (``P_5``), else None."""
-    if measure.params:
-        return None
+    """trec_eval's name for a measure it has at its default parameters (``P_5``; ``rbp`` for
+    ``RBP(p=0.9)``, trec_eval's default p), else None."""
     spec = measure.family
+    if measure.params != _trec_eval_measure(spec.name, None).params:
+        return None
     if measure.cutoff is None:
         return spec.trec_eval_whole
     return f"{spec.trec_eval}_{measure.cutoff}" if spec.trec_eval else None
@@ -72,8 +73,8 @@ class Measure:
     def family(self) -> Family:
         return FAMILIES[self.name]
 
-    def param(self, key: str) -> ParamValue:
-        """The parameter's value, or its default."""
+    def param(self, key: str) -> ParamValue | None:
+        """The parameter's value, or its default (None: not given)."""
         return dict(self.params).get(key, self.family.params[key])
 
     def __str__(self) -> str:
@@ -83,13 +84,23 @@ class Measure:
         return text if self.cutoff is None else f"{text}@{self.cutoff}"
 
 
-def measure_of(name: str, cutoff: int | None, **params: ParamValue) -> Measure:
-    """The measure a metric function computed: ``measure_of("P", 5, rel=2)``."""
+def measure_of(name: str, cutoff: int | None, **params: ParamValue | None) -> Measure:
+    """The measure a metric function computed: ``measure_of("P", 5, rel=2)``. A parameter at
+    its default, or not given (None), is left out."""
     family = FAMILIES[name]
     kept = tuple(
-        sorted((key, value) for key, value in params.items() if value != family.params[key])
+        sorted(
+            (key, value)
+            for key, value in params.items()
+            if value is not None and value != family.params[key]
+        )
     )
     return Measure(name, kept, cutoff)
+
+
+def _trec_eval_measure(name: str, cutoff: int | None) -> Measure:
+    """The measure a trec_eval name stands for: its spec at trec_eval's parameters."""
+    return measure_of(name, cutoff, **FAMILIES[name].trec_eval_params)
 
 
 def parse_measure(text: str) -> Measure:
@@ -101,8 +112,8 @@ def parse_measure(text: str) -> Measure:
     trec = _TREC_EVAL_NAME.fullmatch(text.strip())
     if trec is not None:
         if trec.group("whole"):
-            return Measure(_FROM_TREC_EVAL[trec.group("whole")])
-        return Measure(_FROM_TREC_EVAL[trec.group("name")], (), int(trec.group("cutoff")))
+            return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("whole")], None)
+        return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("name")], int(trec.group("cutoff")))
     _refuse_parameters_after_cutoff(text)
     match = _MEASURE.fullmatch(text)
     if match is None:
