@@ -40,6 +40,15 @@ _FROM_TREC_EVAL = {
 }
 _CUT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval)
 _WHOLE_NAMES = "|".join(spec.trec_eval_whole for spec in SPECS if spec.trec_eval_whole)
+# trec_eval's names that stand for parameters of their own (rbp: p=0.9): written with others,
+# which defaults would the rest take? The measure's own name says it.
+_TREC_EVAL_WITH_PARAMS = {
+    name: spec
+    for spec in SPECS
+    if spec.trec_eval_params
+    for name in (spec.trec_eval, spec.trec_eval_whole)
+    if name
+}
 _TREC_EVAL_NAME = re.compile(
     rf"(?P<name>{_CUT_NAMES})[_.](?P<cutoff>\d+)|(?P<whole>{_WHOLE_NAMES})"
 )
@@ -120,6 +129,13 @@ def parse_measure(text: str) -> Measure:
         raise MetricError(
             f"cannot read measure {text!r}: expected NAME, NAME@k or NAME(key=value,...)@k, "
             "e.g. 'nDCG@10', 'P(rel=2)@5', 'T-nDCG(mode=llm)@10'"
+        )
+    trec_name = _TREC_EVAL_WITH_PARAMS.get(match.group("name"))
+    if trec_name is not None:
+        stands_for = _trec_eval_measure(trec_name.name, None)
+        raise MetricError(
+            f"measure {text!r}: {match.group('name')} is trec_eval's name for {stands_for} and "
+            f"takes no parameters or cutoff; write {trec_name.name}(key=value,...)@k"
         )
     family = _family(match.group("name"), text)
     params = _params(match.group("params"), family, text)
