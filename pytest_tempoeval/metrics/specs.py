@@ -356,6 +356,9 @@ SPECS = (
         function="judged",
         kernel="judged_share",
         summary="share of the retrieved top k that carries a judgment",
+        # Without a cutoff, the whole ranking, as ir_measures' Judged (it meant the default k);
+        # judged() with k=None still reads the default k.
+        whole_ranking=True,
         binary=False,
         counts_every_query=True,
     ),

@@ -13,8 +13,10 @@ from pytest_tempoeval import (
     MetricError,
     Run,
     binary_normalized_gain,
+    evaluate,
     expected_reciprocal_rank,
     inferred_average_precision,
+    judged,
     ndcg_rel,
     normalized_gain,
     parse_measure,
@@ -52,6 +54,7 @@ RUN = Run({"us-2020": ["us2020", "us2016", "us2012"], "uk-2019": ["uk2019", "fr2
         ("G", "G"),
         ("Unjudged@5", "Unjudged@5"),
         ("Unjudged", "Unjudged"),
+        ("Judged", "Judged"),  # the whole ranking, as in ir_measures
         # the function names are aliases
         ("inferred_average_precision", "infAP"),
         ("expected_reciprocal_rank@5", "ERR@5"),
@@ -156,3 +159,19 @@ def test_a_result_names_its_measure_and_that_name_scores_the_same(
     assert result.measure == expected
     again = score(result.measure, RUN, GOLD)
     assert again.per_query == result.per_query and again.excluded == result.excluded
+
+
+def test_judged_without_a_cutoff_is_the_whole_ranking_and_the_function_keeps_its_default(
+    tmp_path,
+) -> None:
+    """The issue's case: one judged document in the top 10 of a 20-document ranking. Judged@10
+    is 0.1; Judged, as in ir_measures, the whole ranking: 0.05. judged() with no k still reads
+    the default k (10)."""
+    (tmp_path / "qrels").write_text("q 0 d00 1\nq 0 x 0\n")
+    gold = GoldSet.from_trec_qrels(tmp_path / "qrels")
+    run = Run({"q": [f"d{i:02d}" for i in range(20)]})
+    results = evaluate(run, gold, ["Judged", "Judged@10"])
+    assert float(results["Judged"]) == 0.05 and results["Judged"].measure == "Judged"
+    assert float(results["Judged@10"]) == 0.1
+    assert float(judged(run, gold)) == 0.1 and judged(run, gold).measure == "Judged@10"
+    assert float(judged(run, gold, k="all")) == 0.05
