@@ -199,10 +199,11 @@ def inferred_average_precision(
     with r relevant, n judged non-relevant and u pooled-but-unjudged documents above it, e =
     1e-5; 1 at rank 1. 0 for a query with nothing relevant."""
     top, hit = grades[:, :k], relevant[:, :k]
-    above_relevant = np.cumsum(hit, axis=1) - 1.0
-    above_nonrelevant = np.cumsum((top >= 0) & ~hit, axis=1).astype(np.float64)
-    above_pooled = np.cumsum(top == POOLED_UNJUDGED, axis=1).astype(np.float64)
-    j = np.arange(top.shape[1], dtype=np.float64)
+    rows, cols = np.nonzero(hit)  # the estimate is needed at the relevant ranks only
+    above_relevant = np.cumsum(hit, axis=1)[rows, cols] - 1.0
+    above_nonrelevant = np.cumsum((top >= 0) & ~hit, axis=1)[rows, cols].astype(np.float64)
+    above_pooled = np.cumsum(top == POOLED_UNJUDGED, axis=1)[rows, cols].astype(np.float64)
+    j = cols.astype(np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (
             (above_relevant + above_nonrelevant + above_pooled) / j
@@ -210,9 +211,8 @@ def inferred_average_precision(
             (above_relevant + INFAP_EPSILON)
             / (above_relevant + above_nonrelevant + 2 * INFAP_EPSILON)
         )
-    if estimate.shape[1]:
-        estimate[:, 0] = 1.0
-    total = np.where(hit, estimate, 0.0).sum(axis=1)
+    estimate[cols == 0] = 1.0
+    total = np.bincount(rows, weights=estimate, minlength=top.shape[0])
     return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)
 
 

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 import trec_eval_loops as loops
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_tempoeval import (
     GoldSet,
@@ -360,3 +362,38 @@ def test_a_persistence_outside_0_1_is_refused(tmp_path: Path) -> None:
         rank_biased_precision(run, gold, p=1)
     with pytest.raises(MetricError, match=r"^measure 'RBP\(p=0\)': p is the chance"):
         parse_measure("RBP(p=0)")
+
+
+# -- any input: a value in [0, 1], never NaN -------------------------------------------------------
+
+ALL_NEW = ["infAP", "ERR", "ERR@3", "RBP", "RBP(rel=2)", "rbp", "rbp_resid", "RBPResidual"]
+ALL_NEW += ["ndcg_rel", "Rndcg", "binG", "G", "G@2", "Unjudged", "unj_5", "Rndcg(rel=3)"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    judgments=st.lists(
+        st.lists(st.tuples(st.integers(0, 7), st.integers(-1, 4)), max_size=6),
+        min_size=1,
+        max_size=4,
+    ),
+    rankings=st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=8, unique=True), max_size=4),
+)
+def test_any_collection_scores_in_0_1_and_never_nan(
+    judgments: list[list[tuple[int, int]]], rankings: list[list[int]]
+) -> None:
+    """Queries judged only negative, or not at all past grade 0, rankings empty or missing."""
+    from pytest_tempoeval import GoldQuery
+
+    queries = [
+        GoldQuery(id=f"q{q}", relevant={f"d{doc}": grade for doc, grade in judged})
+        for q, judged in enumerate(judgments)
+    ]
+    gold = GoldSet(queries)
+    ranked = {f"q{q}": [f"d{doc}" for doc in docs] for q, docs in enumerate(rankings)}
+    run = Run(ranked or {"not-judged": ["d0"]})  # a run has at least one ranking
+    for measure, result in evaluate(run, gold, ALL_NEW, empty="zero").items():
+        values = list(result.per_query.values())
+        # within rounding: every unjudged, RBP's residual sums to 1 as trec_eval sums it, 1 + 2e-16
+        assert all(0.0 <= value <= 1.0 + 1e-12 for value in values), (measure, values)
+        assert 0.0 <= float(result) <= 1.0 + 1e-12
