@@ -48,11 +48,27 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import (
         assert_average_precision as assert_average_precision,
     )
+    from pytest_tempoeval.metrics.functions import (
+        assert_binary_normalized_gain as assert_binary_normalized_gain,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        assert_expected_reciprocal_rank as assert_expected_reciprocal_rank,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        assert_inferred_average_precision as assert_inferred_average_precision,
+    )
     from pytest_tempoeval.metrics.functions import assert_judged as assert_judged
     from pytest_tempoeval.metrics.functions import assert_mrr as assert_mrr
     from pytest_tempoeval.metrics.functions import assert_ndcg as assert_ndcg
+    from pytest_tempoeval.metrics.functions import assert_ndcg_rel as assert_ndcg_rel
+    from pytest_tempoeval.metrics.functions import assert_normalized_gain as assert_normalized_gain
     from pytest_tempoeval.metrics.functions import assert_precision as assert_precision
+    from pytest_tempoeval.metrics.functions import (
+        assert_rank_biased_precision as assert_rank_biased_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_rbp_residual as assert_rbp_residual
     from pytest_tempoeval.metrics.functions import assert_recall as assert_recall
+    from pytest_tempoeval.metrics.functions import assert_rndcg as assert_rndcg
     from pytest_tempoeval.metrics.functions import assert_success as assert_success
     from pytest_tempoeval.metrics.functions import assert_temporal_map as assert_temporal_map
     from pytest_tempoeval.metrics.functions import assert_temporal_mrr as assert_temporal_mrr
@@ -61,18 +77,32 @@ if TYPE_CHECKING:
         assert_temporal_precision as assert_temporal_precision,
     )
     from pytest_tempoeval.metrics.functions import assert_temporal_recall as assert_temporal_recall
+    from pytest_tempoeval.metrics.functions import assert_unjudged as assert_unjudged
     from pytest_tempoeval.metrics.functions import average_precision as average_precision
+    from pytest_tempoeval.metrics.functions import binary_normalized_gain as binary_normalized_gain
+    from pytest_tempoeval.metrics.functions import (
+        expected_reciprocal_rank as expected_reciprocal_rank,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        inferred_average_precision as inferred_average_precision,
+    )
     from pytest_tempoeval.metrics.functions import judged as judged
     from pytest_tempoeval.metrics.functions import mrr as mrr
     from pytest_tempoeval.metrics.functions import ndcg as ndcg
+    from pytest_tempoeval.metrics.functions import ndcg_rel as ndcg_rel
+    from pytest_tempoeval.metrics.functions import normalized_gain as normalized_gain
     from pytest_tempoeval.metrics.functions import precision as precision
+    from pytest_tempoeval.metrics.functions import rank_biased_precision as rank_biased_precision
+    from pytest_tempoeval.metrics.functions import rbp_residual as rbp_residual
     from pytest_tempoeval.metrics.functions import recall as recall
+    from pytest_tempoeval.metrics.functions import rndcg as rndcg
     from pytest_tempoeval.metrics.functions import success as success
     from pytest_tempoeval.metrics.functions import temporal_map as temporal_map
     from pytest_tempoeval.metrics.functions import temporal_mrr as temporal_mrr
     from pytest_tempoeval.metrics.functions import temporal_ndcg as temporal_ndcg
     from pytest_tempoeval.metrics.functions import temporal_precision as temporal_precision
     from pytest_tempoeval.metrics.functions import temporal_recall as temporal_recall
+    from pytest_tempoeval.metrics.functions import unjudged as unjudged
     from pytest_tempoeval.metrics.measures import Measure as Measure
     from pytest_tempoeval.metrics.measures import parse_measure as parse_measure
     from pytest_tempoeval.metrics.results import MetricResult as MetricResult

@@ -7,6 +7,9 @@ docstring, and its body is one call into its measure's spec (:mod:`.specs`), sco
 :mod:`.scoring`. The call passes the arguments by name (``**locals()``: nothing runs before it),
 and :func:`.scoring.compute` refuses a name the spec does not declare;
 ``tests/metrics/test_specs.py`` checks that the signatures' defaults are the specs'.
+
+One module on purpose, though long: one short function per measure, each a signature, a docstring
+and one line; the public names are looked up here, and the exports name this one module.
 """
 
 from __future__ import annotations
@@ -222,6 +225,144 @@ def judged(
     return compute(SPEC["Judged"], **locals())
 
 
+# -- trec_eval: graded, sampled and user-model measures --------------------------------------------
+
+
+def inferred_average_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """infAP: average precision estimated from a judged sample of the pool, where a negative
+    grade marks a pooled document left unjudged; equals trec_eval's ``infAP`` (``k=None``: the
+    whole ranking)."""
+    return compute(SPEC["infAP"], **locals())
+
+
+def expected_reciprocal_rank(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """ERR@k: grade g (0-4) stops a cascade user with chance (2^g - 1) / 16; equals ir_measures'
+    ``ERR@k`` (``k=None``: the whole ranking)."""
+    return compute(SPEC["ERR"], **locals())
+
+
+def rank_biased_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    p: float = 0.8,
+    rel: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """RBP: (1 - p) * sum of gain_i * p^(i - 1). ``rel`` given: a grade >= rel gains 1
+    (ir_measures' ``RBP(rel=...)``); not given: graded, grade / the query's highest grade, and
+    with ``p=0.9`` trec_eval's ``rbp`` (``k=None``: the whole ranking)."""
+    return compute(SPEC["RBP"], **locals())
+
+
+def rbp_residual(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    p: float = 0.8,
+    empty: str = "exclude",
+) -> MetricResult:
+    """RBP's residual: how much RBP could still rise if the unjudged documents retrieved were
+    relevant, plus the weight past the end; with ``p=0.9`` trec_eval's ``rbp_resid``."""
+    return compute(SPEC["RBPResidual"], **locals())
+
+
+def ndcg_rel(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``ndcg_rel``: nDCG averaged over the ranks of the documents graded >= 1."""
+    return compute(SPEC["ndcg_rel"], **locals())
+
+
+def rndcg(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``Rndcg``: nDCG averaged over the ranks where the ideal gain changes."""
+    return compute(SPEC["Rndcg"], **locals())
+
+
+def binary_normalized_gain(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``binG``: mean over the relevant documents of 1 / log2(2 + the non-relevant
+    documents above it)."""
+    return compute(SPEC["binG"], **locals())
+
+
+def normalized_gain(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``G``: each document's gain discounted by how far the gain so far trails the
+    ideal ranking's, over the query's total gain."""
+    return compute(SPEC["G"], **locals())
+
+
+def unjudged(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``unj.k``: the unjudged documents of the top k (not in the gold set, or graded
+    negative) / k. ``k=None`` reads the default k, as ``judged`` does."""
+    return compute(SPEC["Unjudged"], **locals())
+
+
 # -- bare-statement assertions ---------------------------------------------------------------------
 # ``assert_temporal_ndcg(run, gold, k=10) >= 0.8`` needs no ``assert``: the comparison raises
 # AssertionError with the explanation when it does not hold, and returns True otherwise.
@@ -250,3 +391,12 @@ assert_mrr = _checked(mrr)
 assert_average_precision = _checked(average_precision)
 assert_success = _checked(success)
 assert_judged = _checked(judged)
+assert_inferred_average_precision = _checked(inferred_average_precision)
+assert_expected_reciprocal_rank = _checked(expected_reciprocal_rank)
+assert_rank_biased_precision = _checked(rank_biased_precision)
+assert_rbp_residual = _checked(rbp_residual)
+assert_ndcg_rel = _checked(ndcg_rel)
+assert_rndcg = _checked(rndcg)
+assert_binary_normalized_gain = _checked(binary_normalized_gain)
+assert_normalized_gain = _checked(normalized_gain)
+assert_unjudged = _checked(unjudged)

@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics import specs
 
 
@@ -139,3 +140,226 @@ def aggregate(values: np.ndarray, how: str) -> float:
         logs = np.log(np.maximum(values, GEOMETRIC_FLOOR))
         return math.exp(math.fsum(logs.tolist()) / values.size)
     return math.fsum(values.tolist()) / values.size
+
+
+# -- trec_eval: graded, sampled and user-model measures -------------------------------------------
+# These kernels read trec_eval's ranked list, ``grades[q, i]``: the grade (>= 0) of the document at
+# rank i + 1, NOT_JUDGED where the qrels lack it (or past the end of the ranking), POOLED_UNJUDGED
+# where the qrels give it a negative grade (a pool sample left unjudged, as infAP's qrels mark it),
+# and ``levels[q, g]``: how many documents query q judged at grade g >= 0 (trec_eval's
+# rel_levels). A grade's gain is the grade (trec_eval's default gains). A cutoff k cuts the ranking
+# at k, as trec_eval -M k does; the ideal ranking still comes from every judgment.
+
+# trec_eval's RELVALUE_NONPOOL and RELVALUE_UNJUDGED (form_res_rels.c).
+NOT_JUDGED, POOLED_UNJUDGED = -1, -2
+INFAP_EPSILON = 1e-5  # trec_eval's: keeps infAP's estimate defined with nothing judged above
+ERR_TOP_GRADE = 4  # ERR's gain is (2^grade - 1) / 2^4: ir_measures' (gdeval's) 0-4 scale
+
+
+def _ideal_grades(levels: np.ndarray, depth: int) -> np.ndarray:
+    """[nq, depth] each query's positive grades sorted descending, zeros after them: the ideal
+    ranking's gains. Counted, not sorted: the ideal gain at rank r is the highest grade g that
+    more than r documents reach (added as the steps between the grades judged anywhere)."""
+    at_least = np.cumsum(levels[:, ::-1], axis=1)[:, ::-1]  # judged at grade >= g
+    ranks = np.arange(depth)
+    ideal = np.zeros((levels.shape[0], depth))
+    below = 0
+    for grade in (np.flatnonzero(levels[:, 1:].any(axis=0)) + 1).tolist():
+        ideal += (grade - below) * (at_least[:, grade, None] > ranks)
+        below = grade
+    return ideal
+
+
+def _positive_judged(levels: np.ndarray) -> np.ndarray:
+    """[nq] how many documents each query judged at a grade >= 1."""
+    return levels[:, 1:].sum(axis=1)
+
+
+def _log2_ranks(depth: int) -> np.ndarray:
+    """log2(rank + 1) for ranks 1..depth: trec_eval divides each gain by it."""
+    return np.log2(np.arange(2, depth + 2, dtype=np.float64))
+
+
+def _powers(p: float, count: int) -> np.ndarray:
+    """1, p, p^2, ..., p^(count - 1), each the product of the one before and p, as trec_eval's
+    ``cur_p *= p`` computes them."""
+    return np.cumprod(np.concatenate(([1.0], np.full(max(count - 1, 0), p))))[:count]
+
+
+def inferred_average_precision(
+    grades: np.ndarray, relevant: np.ndarray, n_relevant: np.ndarray, k: int
+) -> np.ndarray:
+    """infAP (Yilmaz & Aslam; trec_eval ``infAP``): at each relevant document at rank j + 1, the
+    precision estimated from the documents above it, averaged over the query's relevant
+    documents. A document the qrels lack is non-relevant; one with a negative grade (in the
+    pool, unjudged) is assumed relevant in the proportion of the judged ones above it:
+
+        1 / (j + 1) + j / (j + 1) * (r + n + u) / j * (r + e) / (r + n + 2e)
+
+    with r relevant, n judged non-relevant and u pooled-but-unjudged documents above it, e =
+    1e-5; 1 at rank 1. 0 for a query with nothing relevant."""
+    top, hit = grades[:, :k], relevant[:, :k]
+    rows, cols = np.nonzero(hit)  # the estimate is needed at the relevant ranks only
+    above_relevant = np.cumsum(hit, axis=1)[rows, cols] - 1.0
+    above_nonrelevant = np.cumsum((top >= 0) & ~hit, axis=1)[rows, cols].astype(np.float64)
+    above_pooled = np.cumsum(top == POOLED_UNJUDGED, axis=1)[rows, cols].astype(np.float64)
+    j = cols.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (
+            (above_relevant + above_nonrelevant + above_pooled) / j
+        ) * (
+            (above_relevant + INFAP_EPSILON)
+            / (above_relevant + above_nonrelevant + 2 * INFAP_EPSILON)
+        )
+    estimate[cols == 0] = 1.0
+    total = np.bincount(rows, weights=estimate, minlength=top.shape[0])
+    return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)
+
+
+def expected_reciprocal_rank(
+    gains: np.ndarray, levels: np.ndarray, query_ids: tuple[str, ...], k: int
+) -> np.ndarray:
+    """ERR@k (Chapelle et al.; ir_measures' ``ERR``, computed by gdeval): sum over ranks i <= k of
+    R_i / i times the chance the user went on past every document above, prod (1 - R_j), with
+    R = (2^grade - 1) / 2^4: ir_measures' gain, on its 0-4 scale. A grade above 4 would make R
+    greater than 1, so it is an error; a negative grade gains what 0 does."""
+    if levels.shape[1] > ERR_TOP_GRADE + 1:
+        above = levels[:, ERR_TOP_GRADE + 1 :]
+        query = int(np.flatnonzero(above.any(axis=1))[0])
+        grade = ERR_TOP_GRADE + 1 + int(np.flatnonzero(above[query])[-1])
+        raise MetricError(
+            f"ERR's gain is (2^grade - 1) / 2^{ERR_TOP_GRADE} (ir_measures' and gdeval's), for "
+            f"grades 0 to {ERR_TOP_GRADE}: query {query_ids[query]!r} has a document graded "
+            f"{grade}; map the grades onto 0-{ERR_TOP_GRADE} first"
+        )
+    stop = (np.exp2(gains[:, :k]) - 1.0) / 2.0**ERR_TOP_GRADE
+    went_on = np.cumprod(1.0 - stop, axis=1)
+    reached = np.concatenate((np.ones((stop.shape[0], 1)), went_on[:, :-1]), axis=1)
+    ranks = np.arange(1, stop.shape[1] + 1, dtype=np.float64)
+    return (stop * reached / ranks).sum(axis=1)
+
+
+def rank_biased_precision(
+    grades: np.ndarray, levels: np.ndarray, k: int, p: float, rel: int | None
+) -> np.ndarray:
+    """RBP (Moffat & Zobel): (1 - p) * sum over ranks i of gain_i * p^(i - 1), a user who goes on
+    to the next document with probability p. With ``rel``, the gain is 1 for a grade >= rel, else
+    0 (ir_measures' ``RBP(rel=...)``). Without it, graded as trec_eval's ``rbp``: the gain is the
+    grade divided by the query's highest judged grade when that is above 1 (trec_eval scales the
+    gains into [0, 1]; its m_rbp.c reads that scale's min and max uninitialised, and its printed
+    values are this scale's). Unjudged documents gain 0."""
+    top = grades[:, :k]
+    if rel is not None:
+        gain = (top >= rel).astype(np.float64)
+    else:
+        highest = np.where(levels > 0, np.arange(levels.shape[1]), 0).max(axis=1, initial=0)
+        gain = np.maximum(top, 0) / np.maximum(highest, 1)[:, None]
+    return (1.0 - p) * (gain @ _powers(p, top.shape[1]))
+
+
+def rbp_residual(grades: np.ndarray, retrieved: np.ndarray, k: int, p: float) -> np.ndarray:
+    """RBP's residual (trec_eval ``rbp_resid``): how much RBP could still rise if every unjudged
+    retrieved document (not in the qrels, or graded negative) had gain 1, plus the weight past
+    the end of the ranking: (1 - p) * sum over unjudged ranks i of p^(i - 1) + p^(retrieved).
+    As trec_eval, 0 when no retrieved document is unjudged (its tail weight is left out then)."""
+    top, shown = grades[:, :k], retrieved[:, :k]
+    unjudged = shown & (top < 0)
+    powers = _powers(p, top.shape[1] + 1)
+    tail = powers[shown.sum(axis=1)]
+    residual = tail + (1.0 - p) * (unjudged @ powers[:-1])
+    return np.where(unjudged.any(axis=1), residual, 0.0)
+
+
+def unjudged_share(grades: np.ndarray, retrieved: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """unj@k (trec_eval ``unj``): the documents of the top k that are not judged (not in the
+    qrels, or graded negative) / k. Always divides by k: past the end of a shorter ranking the
+    missing documents count as judged. Without a cutoff: unjudged / retrieved (0 when nothing
+    was retrieved)."""
+    top, shown = (
+        (grades, retrieved) if cutoff is None else (grades[:, :cutoff], retrieved[:, :cutoff])
+    )
+    unjudged = (shown & (top < 0)).sum(axis=1)
+    if cutoff is None:
+        return unjudged / np.maximum(shown.sum(axis=1), 1)
+    return unjudged / cutoff
+
+
+def binary_normalized_gain(relevant: np.ndarray, n_relevant: np.ndarray, k: int) -> np.ndarray:
+    """binG (trec_eval ``binG``): over the query's relevant documents, the mean of 1 / log2(2 +
+    the non-relevant documents retrieved above it) (0 for one not retrieved)."""
+    hit = relevant[:, :k]
+    nonrelevant_above = np.arange(hit.shape[1]) + 1 - np.cumsum(hit, axis=1)
+    terms = np.where(hit, 1.0 / np.log2(2.0 + nonrelevant_above), 0.0)
+    return np.where(n_relevant > 0, terms.sum(axis=1) / np.maximum(n_relevant, 1), 0.0)
+
+
+def normalized_gain(
+    grades: np.ndarray, levels: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """G (trec_eval ``G``): each retrieved document's gain / log2(2 + cost_i - gained_i), summed
+    and divided by the query's total gain; gained_i is the gain of the ranks up to i, cost_i the
+    ideal ranking's, each of its ranks costing at least 1. The mask: queries with nothing to gain
+    (no grade >= 1)."""
+    gain = np.maximum(grades[:, :k], 0).astype(np.float64)
+    cost = np.cumsum(np.maximum(_ideal_grades(levels, gain.shape[1]), 1.0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = gain / np.log2(2.0 + cost - np.cumsum(gain, axis=1))
+    total = levels @ np.arange(levels.shape[1], dtype=np.float64)
+    gained = np.where(gain != 0, terms, 0.0).sum(axis=1)
+    counted = total > 0
+    return np.where(counted, gained / np.where(counted, total, 1.0), 0.0), ~counted
+
+
+def _dcg_curves(
+    grades: np.ndarray, levels: np.ndarray, k: int, extra: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gains of the ranking, ideal gains, and DCG@b and IDCG@b for b = 0..width (width: the
+    ranking's or the ideal ranking's length, whichever is longer, plus ``extra``)."""
+    gain = np.maximum(grades[:, :k], 0).astype(np.float64)
+    width = max(gain.shape[1], int(_positive_judged(levels).max(initial=0))) + extra
+    gain = np.pad(gain, ((0, 0), (0, width - gain.shape[1])))
+    ideal = _ideal_grades(levels, width)
+    logs = _log2_ranks(width)
+    zero = np.zeros((gain.shape[0], 1))
+    dcg = np.concatenate((zero, np.cumsum(gain / logs, axis=1)), axis=1)
+    idcg = np.concatenate((zero, np.cumsum(ideal / logs, axis=1)), axis=1)
+    return gain, ideal, dcg, idcg
+
+
+def ndcg_rel(grades: np.ndarray, levels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """ndcg_rel (trec_eval ``ndcg_rel``): nDCG averaged over the query's documents with a grade
+    >= 1: at the rank of each one retrieved, nDCG at that rank (its IDCG from every judgment); for
+    each one not retrieved, nDCG of the whole ranking. The mask: queries with no grade >= 1."""
+    gain, _, dcg, idcg = _dcg_curves(grades, levels, k)
+    positive = _positive_judged(levels)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        at_relevant = np.where(gain > 0, dcg[:, 1:] / idcg[:, 1:], 0.0).sum(axis=1)
+        missed = (positive - (gain > 0).sum(axis=1)) * dcg[:, -1] / idcg[:, -1]
+        total = at_relevant + missed
+        scores = np.where(total > 0, total / positive, 0.0)  # a NaN total (IDCG 0) is 0
+    return scores, positive == 0
+
+
+def rndcg(
+    grades: np.ndarray,
+    retrieved: np.ndarray,
+    levels: np.ndarray,
+    n_relevant: np.ndarray,
+    k: int,
+) -> np.ndarray:
+    """Rndcg (trec_eval ``Rndcg``): nDCG averaged over the ranks b where the ideal gain changes
+    (the R levels: after the documents of each grade, highest first), DCG@b / IDCG@b, and, when
+    the ranking is 2 or more longer than the query's positive judgments P, DCG of the whole ranking
+    / IDCG@P as well (trec_eval's rule, one longer does not add it). 0 for a query with nothing
+    at grade >= rel."""
+    _, ideal, dcg, idcg = _dcg_curves(grades, levels, k, extra=1)
+    changes = (ideal[:, 1:] != ideal[:, :-1]) & (ideal[:, :-1] > 0)  # at b = 1..width-1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        at_changes = np.where(changes, dcg[:, 1:-1] / idcg[:, 1:-1], 0.0).sum(axis=1)
+        whole = dcg[:, -1] / idcg[:, -1]
+    length = retrieved[:, :k].sum(axis=1)
+    longer = length >= _positive_judged(levels) + 2
+    points = changes.sum(axis=1) + longer
+    total = at_changes + np.where(longer, whole, 0.0)
+    counted = (n_relevant > 0) & (points > 0)
+    return np.where(counted, total / np.maximum(points, 1), 0.0)

@@ -40,16 +40,26 @@ _FROM_TREC_EVAL = {
 }
 _CUT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval)
 _WHOLE_NAMES = "|".join(spec.trec_eval_whole for spec in SPECS if spec.trec_eval_whole)
+# trec_eval's names that stand for parameters of their own (rbp: p=0.9): written with others,
+# which defaults would the rest take? The measure's own name says it.
+_TREC_EVAL_WITH_PARAMS = {
+    name: spec
+    for spec in SPECS
+    if spec.trec_eval_params
+    for name in (spec.trec_eval, spec.trec_eval_whole)
+    if name
+}
 _TREC_EVAL_NAME = re.compile(
     rf"(?P<name>{_CUT_NAMES})[_.](?P<cutoff>\d+)|(?P<whole>{_WHOLE_NAMES})"
 )
 
 
 def trec_eval_name(measure: Measure) -> str | None:
-    """trec_eval's name for a measure it has at its default parameters (``P_5``), else None."""
-    if measure.params:
-        return None
+    """trec_eval's name for a measure it has at its default parameters (``P_5``; ``rbp`` for
+    ``RBP(p=0.9)``, trec_eval's default p), else None."""
     spec = measure.family
+    if measure.params != _trec_eval_measure(spec.name, None).params:
+        return None
     if measure.cutoff is None:
         return spec.trec_eval_whole
     return f"{spec.trec_eval}_{measure.cutoff}" if spec.trec_eval else None
@@ -72,8 +82,8 @@ class Measure:
     def family(self) -> Family:
         return FAMILIES[self.name]
 
-    def param(self, key: str) -> ParamValue:
-        """The parameter's value, or its default."""
+    def param(self, key: str) -> ParamValue | None:
+        """The parameter's value, or its default (None: not given)."""
         return dict(self.params).get(key, self.family.params[key])
 
     def __str__(self) -> str:
@@ -83,13 +93,23 @@ class Measure:
         return text if self.cutoff is None else f"{text}@{self.cutoff}"
 
 
-def measure_of(name: str, cutoff: int | None, **params: ParamValue) -> Measure:
-    """The measure a metric function computed: ``measure_of("P", 5, rel=2)``."""
+def measure_of(name: str, cutoff: int | None, **params: ParamValue | None) -> Measure:
+    """The measure a metric function computed: ``measure_of("P", 5, rel=2)``. A parameter at
+    its default, or not given (None), is left out."""
     family = FAMILIES[name]
     kept = tuple(
-        sorted((key, value) for key, value in params.items() if value != family.params[key])
+        sorted(
+            (key, value)
+            for key, value in params.items()
+            if value is not None and value != family.params[key]
+        )
     )
     return Measure(name, kept, cutoff)
+
+
+def _trec_eval_measure(name: str, cutoff: int | None) -> Measure:
+    """The measure a trec_eval name stands for: its spec at trec_eval's parameters."""
+    return measure_of(name, cutoff, **FAMILIES[name].trec_eval_params)
 
 
 def parse_measure(text: str) -> Measure:
@@ -101,14 +121,21 @@ def parse_measure(text: str) -> Measure:
     trec = _TREC_EVAL_NAME.fullmatch(text.strip())
     if trec is not None:
         if trec.group("whole"):
-            return Measure(_FROM_TREC_EVAL[trec.group("whole")])
-        return Measure(_FROM_TREC_EVAL[trec.group("name")], (), int(trec.group("cutoff")))
+            return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("whole")], None)
+        return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("name")], int(trec.group("cutoff")))
     _refuse_parameters_after_cutoff(text)
     match = _MEASURE.fullmatch(text)
     if match is None:
         raise MetricError(
             f"cannot read measure {text!r}: expected NAME, NAME@k or NAME(key=value,...)@k, "
             "e.g. 'nDCG@10', 'P(rel=2)@5', 'T-nDCG(mode=llm)@10'"
+        )
+    trec_name = _TREC_EVAL_WITH_PARAMS.get(match.group("name"))
+    if trec_name is not None:
+        stands_for = _trec_eval_measure(trec_name.name, None)
+        raise MetricError(
+            f"measure {text!r}: {match.group('name')} is trec_eval's name for {stands_for} and "
+            f"takes no parameters or cutoff; write {trec_name.name}(key=value,...)@k"
         )
     family = _family(match.group("name"), text)
     params = _params(match.group("params"), family, text)

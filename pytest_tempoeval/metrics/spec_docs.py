@@ -19,6 +19,8 @@ _BLOCK = re.compile(r"(<!-- specs:(?P<name>\w+) -->\n).*?(<!-- /specs:(?P=name) 
 
 
 def _cell_of(param: Param) -> str:
+    if param.default is None:
+        return f"`{param.name}` (not given)"
     if not param.choices:
         return f"`{param.name}` ({param.measure_default})"
     others = ", ".join(f"`{word}`" for word in param.measure_choices[1:])
@@ -41,7 +43,8 @@ def _row(spec: MeasureSpec) -> list[str]:
     if not spec.temporal:
         trec = [f"`{spec.trec_eval_whole}`"] * bool(spec.trec_eval_whole)
         trec += [f"`{spec.trec_eval}.k`"] * bool(spec.trec_eval)
-        row.append(", ".join(trec) or "—")
+        params = ", ".join(f"{key}={value}" for key, value in spec.trec_eval_params.items())
+        row.append(", ".join(trec) + f" ({params})" * bool(trec and params) or "—")
     return row
 
 
@@ -54,14 +57,16 @@ def docs_tables() -> dict[str, str]:
     """The generated blocks of docs/measures.md, by name."""
     head = ["name", "what it measures", "parameters (default)", "no cutoff means", "function"]
     head.append("also written")
-    by_name: dict[str, tuple[Param, list[str]]] = {}
+    # One row per parameter and meaning: RBP's rel is not the binary measures' rel.
+    by_name: dict[tuple[str, str], tuple[Param, list[str]]] = {}
     for spec in SPECS:
         for param in spec.all_params:
-            by_name.setdefault(param.name, (param, []))[1].append(f"`{spec.name}`")
+            key = (param.name, param.description)
+            by_name.setdefault(key, (param, []))[1].append(f"`{spec.name}`")
     kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a word"}
     params = [
         [f"`{name}`", kinds[param.type], ", ".join(names), param.description]
-        for name, (param, names) in sorted(by_name.items())
+        for (name, _), (param, names) in sorted(by_name.items())
     ]
     return {
         "standard": _table([*head, "trec_eval"], [_row(s) for s in SPECS if not s.temporal]),

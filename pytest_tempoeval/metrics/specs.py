@@ -16,6 +16,10 @@ Derived from the specs, nowhere written out again:
 This module sits in the metrics layer and may be imported early (by the plugin's checks),
 so it imports no numpy: a spec names its kernel (a function of :mod:`.kernels`) instead of holding
 it, and :mod:`.scoring` passes the kernel the relevance arrays its parameters name.
+
+One module on purpose, though long: the table of every measure is the point of it, read top to
+bottom as docs/measures.md is; split by family, a measure's name, parameters and trec_eval names
+would be looked for in several places.
 """
 
 from __future__ import annotations
@@ -65,7 +69,9 @@ class Param:
 
     name: str
     type: type[bool | int | float | str]
-    default: ParamValue  # the function's value (a measure name leaves it out)
+    # The function's value (a measure name leaves it out). None: not given, as ir_measures'
+    # NOT_PROVIDED (RBP without rel is graded).
+    default: ParamValue | None
     description: str  # one line, for docs/measures.md
     choices: tuple[str, ...] = ()  # a word parameter's values, as the functions spell them
     # A function value a measure name spells another way: {"exponential": "exp"}.
@@ -82,10 +88,10 @@ class Param:
         return tuple(self.words.get(choice, choice) for choice in self.choices)
 
     @property
-    def measure_default(self) -> ParamValue:
+    def measure_default(self) -> ParamValue | None:
         return self.word(self.default)
 
-    def word(self, value: ParamValue) -> ParamValue:
+    def word(self, value: ParamValue | None) -> ParamValue | None:
         """``value`` as a measure name writes it."""
         return self.words.get(value, value) if isinstance(value, str) else value
 
@@ -94,8 +100,10 @@ class Param:
         spelled = {measure: function for function, measure in self.words.items()}
         return spelled.get(word, word) if isinstance(word, str) else word
 
-    def checked(self, value: object) -> ParamValue:
+    def checked(self, value: object) -> ParamValue | None:
         """A function argument, checked (:class:`MetricError`) and of the declared type."""
+        if value is None and self.default is None:
+            return None  # not given
         if self.choices:
             return check_choice(self.name, value, self.choices, MetricError)
         problem = self.check(value) if self.check is not None else None
@@ -121,6 +129,12 @@ def _rel_problem(rel: object) -> str | None:
     return rel_problem(rel)
 
 
+def _persistence_problem(p: object) -> str | None:
+    if isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 < p < 1.0:
+        return None
+    return f"p is the chance of going on to the next document, in (0, 1), got {p!r}"
+
+
 def _jaccard_problem(threshold: object) -> str | None:
     if isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0:
         return None
@@ -140,6 +154,9 @@ class MeasureSpec:
     aliases: tuple[str, ...] = ()  # other spellings users write (MRR for RR)
     trec_eval: str | None = None  # trec_eval's name with a cutoff: P for P_5 (also P.5)
     trec_eval_whole: str | None = None  # trec_eval's name without one: map
+    # The parameters trec_eval's names stand for, where its defaults are not ours: rbp is
+    # RBP(p=0.9).
+    trec_eval_params: Mapping[str, ParamValue] = field(default_factory=dict)
     whole_ranking: bool = False  # a name without @k scores the whole ranking, not the default k
     function_default_k: bool = True  # the function's k=None reads the default k, else all ranks
     ideal_from_all_judgments: bool = False  # k="all": the ideal ranking from every judgment
@@ -170,7 +187,7 @@ class MeasureSpec:
         return (mode, *self.parameters)
 
     @property
-    def params(self) -> dict[str, ParamValue]:
+    def params(self) -> dict[str, ParamValue | None]:
         """Parameter -> its default, as a measure name writes it."""
         return {param.name: param.measure_default for param in self.all_params}
 
@@ -182,7 +199,7 @@ class MeasureSpec:
     def param(self, name: str) -> Param:
         return next(param for param in self.all_params if param.name == name)
 
-    def arguments(self, given: Mapping[str, object]) -> dict[str, ParamValue]:
+    def arguments(self, given: Mapping[str, object]) -> dict[str, ParamValue | None]:
         """The function's arguments by parameter name, checked, with ``also`` keywords merged.
         A name the spec does not declare is a TypeError: a function and its spec disagree."""
         declared = {name for param in self.all_params for name in (param.name, param.also)}
@@ -197,7 +214,9 @@ class MeasureSpec:
             values[param.name] = param.checked(value)
         return values
 
-    def measure_params(self, values: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
+    def measure_params(
+        self, values: Mapping[str, ParamValue | None]
+    ) -> dict[str, ParamValue | None]:
         """The parameters of the measure a call computed, as its name writes them."""
         return {param.name: param.word(values[param.name]) for param in self.all_params}
 
@@ -243,6 +262,16 @@ JUDGED_ONLY = Param(
     default=False,
     description="unjudged documents (and negative grades) are removed from the ranking first "
     "(trec_eval's -J)",
+)
+
+# RBP's: the user goes on to the next document with probability p (ir_measures' default 0.8;
+# trec_eval's rbp takes 0.9).
+PERSISTENCE = Param(
+    name="p",
+    type=float,
+    default=0.8,
+    check=_persistence_problem,
+    description="the persistence: the chance that the user goes on to the next document",
 )
 
 # -- the measures ----------------------------------------------------------------------------------
@@ -327,6 +356,9 @@ SPECS = (
         function="judged",
         kernel="judged_share",
         summary="share of the retrieved top k that carries a judgment",
+        # Without a cutoff, the whole ranking, as ir_measures' Judged (it meant the default k);
+        # judged() with k=None still reads the default k.
+        whole_ranking=True,
         binary=False,
         counts_every_query=True,
     ),
@@ -384,6 +416,125 @@ SPECS = (
         function_default_k=False,
         needs_ideal=True,
         needs_relevant=True,
+    ),
+    # -- trec_eval: graded, sampled and user-model measures
+    MeasureSpec(
+        name="infAP",
+        function="inferred_average_precision",
+        kernel="inferred_average_precision",
+        summary="average precision estimated from a judged sample of the pool: a negative grade "
+        "is a pooled document left unjudged (Yilmaz & Aslam)",
+        parameters=(REL,),
+        trec_eval_whole="infAP",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="ERR",
+        function="expected_reciprocal_rank",
+        kernel="expected_reciprocal_rank",
+        summary="expected reciprocal rank of the document where a cascade user stops: grade g "
+        "stops them with chance (2^g − 1) / 16, grades 0-4",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="RBP",
+        function="rank_biased_precision",
+        kernel="rank_biased_precision",
+        summary="rank-biased precision: the gain a user collects going on to each next document "
+        "with chance p",
+        parameters=(
+            PERSISTENCE,
+            Param(
+                name="rel",
+                type=int,
+                default=None,
+                check=_rel_problem,
+                description="RBP: the lowest grade that gains 1, the others 0; not given, graded "
+                "(a grade's gain is grade / the query's highest grade, as trec_eval's rbp)",
+            ),
+        ),
+        trec_eval_whole="rbp",
+        trec_eval_params={"p": 0.9},
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="RBPResidual",
+        function="rbp_residual",
+        kernel="rbp_residual",
+        summary="how much RBP could still rise if every unjudged document retrieved were "
+        "relevant, plus the weight past the end of the ranking",
+        parameters=(PERSISTENCE,),
+        trec_eval_whole="rbp_resid",
+        trec_eval_params={"p": 0.9},
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        counts_every_query=True,
+    ),
+    MeasureSpec(
+        name="ndcg_rel",
+        function="ndcg_rel",
+        kernel="ndcg_rel",
+        summary="nDCG averaged over the ranks of the documents with a grade >= 1 (trec_eval's, "
+        "experimental)",
+        trec_eval_whole="ndcg_rel",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+    ),
+    MeasureSpec(
+        name="Rndcg",
+        function="rndcg",
+        kernel="rndcg",
+        summary="nDCG averaged over the ranks where the ideal gain changes (trec_eval's, "
+        "experimental)",
+        parameters=(REL,),
+        trec_eval_whole="Rndcg",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="binG",
+        function="binary_normalized_gain",
+        kernel="binary_normalized_gain",
+        summary="mean over the relevant documents of 1 / log2(2 + non-relevant documents above "
+        "it) (trec_eval's, experimental)",
+        parameters=(REL,),
+        trec_eval_whole="binG",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="G",
+        function="normalized_gain",
+        kernel="normalized_gain",
+        summary="each document's gain discounted by how far the gain so far trails the ideal's, "
+        "over the total gain (trec_eval's, experimental)",
+        trec_eval_whole="G",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+    ),
+    MeasureSpec(
+        name="Unjudged",
+        function="unjudged",
+        kernel="unjudged_share",
+        summary="share of the top k that carries no judgment (a negative grade counts as none) / k",
+        trec_eval="unj",
+        whole_ranking=True,
+        binary=False,
+        counts_every_query=True,
     ),
 )
 SPEC = {spec.name: spec for spec in SPECS}

@@ -42,6 +42,7 @@ TIE_SAFE = [
     "Success@3",
     "Success(rel=2)@3",
     "Judged@50",  # deeper than any ranking: no tie can change it
+    "Judged",  # the whole ranking, as ir_measures (it meant Judged@10 here)
 ]
 TIE_ORDERED = ["RR@10", "RR(rel=2)@5", "Judged@5", "Judged@10"]
 

@@ -116,17 +116,18 @@ def test_a_bad_measure_is_a_metric_error_saying_what_was_meant(text: str, messag
 def measures(draw: st.DrawFn) -> Measure:
     family = FAMILIES[draw(st.sampled_from(sorted(FAMILIES)))]
     params = {}
-    for key, default in family.params.items():
+    for key in family.params:
         if not draw(st.booleans()):
             continue
+        kind = family.param(key).type  # default None: not given (RBP's rel)
         if key in family.choices:
             params[key] = draw(st.sampled_from(family.choices[key]))
-        elif isinstance(default, bool):
+        elif kind is bool:
             params[key] = draw(st.booleans())
-        elif isinstance(default, int):
+        elif kind is int:
             params[key] = draw(st.integers(1, 5))  # rel, the lowest relevant grade
-        else:
-            params[key] = draw(st.floats(0, 0.999, allow_nan=False))
+        else:  # a threshold in [0, 1), a persistence in (0, 1)
+            params[key] = draw(st.floats(0.001, 0.999, allow_nan=False))
     kept = tuple(sorted((k, v) for k, v in params.items() if v != family.params[k]))
     return Measure(family.name, kept, draw(st.none() | st.integers(1, 10_000)))
 
