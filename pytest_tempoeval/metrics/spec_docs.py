@@ -27,6 +27,10 @@ def _cell_of(param: Param) -> str:
 
 
 def _no_cutoff(spec: MeasureSpec) -> str:
+    if spec.at is not None:
+        return f"— (@ gives `{spec.at.name}`, which every name needs)"
+    if not spec.rank_cutoff:
+        return "the whole ranking (it takes no cutoff)"
     if not spec.whole_ranking:
         return f"k = the gold set's k, else {DEFAULT_K}"
     if spec.ideal_from_all_judgments:
@@ -35,12 +39,14 @@ def _no_cutoff(spec: MeasureSpec) -> str:
 
 
 def _row(spec: MeasureSpec) -> list[str]:
-    params = ", ".join(_cell_of(param) for param in spec.all_params) or "—"
+    at = [f"`@{spec.at.name}` (required)"] if spec.at is not None else []
+    params = ", ".join([*at, *(_cell_of(param) for param in spec.all_params)]) or "—"
     aliases = ", ".join(f"`{alias}`" for alias in spec.aliases) or "—"
     row = [f"`{spec.name}`", spec.summary, params, _no_cutoff(spec), f"`{spec.function}`", aliases]
     if not spec.temporal:
         trec = [f"`{spec.trec_eval_whole}`"] * bool(spec.trec_eval_whole)
-        trec += [f"`{spec.trec_eval}.k`"] * bool(spec.trec_eval)
+        cut = spec.at.name if spec.at is not None else "k"
+        trec += [f"`{spec.trec_eval}.{cut}`"] * bool(spec.trec_eval)
         row.append(", ".join(trec) or "—")
     return row
 
@@ -56,7 +62,7 @@ def docs_tables() -> dict[str, str]:
     head.append("also written")
     by_name: dict[str, tuple[Param, list[str]]] = {}
     for spec in SPECS:
-        for param in spec.all_params:
+        for param in (*spec.all_params, *([spec.at] if spec.at is not None else [])):
             by_name.setdefault(param.name, (param, []))[1].append(f"`{spec.name}`")
     kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a word"}
     params = [

@@ -149,6 +149,14 @@ class MeasureSpec:
     needs_relevant: bool = False  # a query with nothing relevant is left out of the mean
     counts_every_query: bool = False  # no query is left out, not even one with nothing relevant
     aggregate: Aggregate = Aggregate.MEAN  # how the per-query values become one
+    # False: the measure reads the whole ranking and takes no cutoff: no @k in a name, and the
+    # function's k must be None or "all" (Rprec, Bpref, the counts, the set measures).
+    rank_cutoff: bool = True
+    # What "@" sets when it is not a rank cutoff: this parameter, which every name and call gives
+    # (IPrec@0.5: the recall level). trec_eval's name prints it with 2 decimals: the ``trec_eval``
+    # name, "_", then the value (iprec_at_recall_0.50).
+    at: Param | None = None
+    trec_eval_query_lines: bool = True  # trec_eval -q prints a line per query (not gm_map, num_q)
 
     @property
     def temporal(self) -> bool:
@@ -186,10 +194,16 @@ class MeasureSpec:
         """The function's arguments by parameter name, checked, with ``also`` keywords merged.
         A name the spec does not declare is a TypeError: a function and its spec disagree."""
         declared = {name for param in self.all_params for name in (param.name, param.also)}
+        if self.at is not None:
+            declared.add(self.at.name)
         unknown = sorted(set(given) - declared)
         if unknown:
             raise TypeError(f"{self.function}() got arguments its spec lacks: {unknown}")
         values = {}
+        if self.at is not None:
+            if self.at.name not in given:
+                raise TypeError(f"{self.function}() needs its {self.at.name}")
+            values[self.at.name] = self.at.checked(given[self.at.name])
         for param in self.all_params:
             value = given.get(param.name, param.default)
             if param.also is not None:
@@ -247,7 +261,7 @@ JUDGED_ONLY = Param(
 
 # -- the measures ----------------------------------------------------------------------------------
 
-SPECS = (
+SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         name="nDCG",
         function="ndcg",

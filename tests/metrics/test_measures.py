@@ -128,7 +128,10 @@ def measures(draw: st.DrawFn) -> Measure:
         else:
             params[key] = draw(st.floats(0, 0.999, allow_nan=False))
     kept = tuple(sorted((k, v) for k, v in params.items() if v != family.params[k]))
-    return Measure(family.name, kept, draw(st.none() | st.integers(1, 10_000)))
+    if family.at is not None:  # "@" gives a parameter, a number every name gives (IPrec@0.5)
+        return Measure(family.name, kept, draw(st.floats(0.001, 1.0, allow_nan=False)))
+    cutoffs = st.none() | st.integers(1, 10_000) if family.rank_cutoff else st.none()
+    return Measure(family.name, kept, draw(cutoffs))
 
 
 @given(measures())
