@@ -391,3 +391,50 @@ def test_k_all_is_the_whole_ranking_for_a_measure_without_cutoff(
     run, gold = loaded
     whole: MetricResult = r_precision(run, gold, k="all")
     assert whole.measure == "Rprec" and whole.per_query == r_precision(run, gold).per_query
+
+
+def test_one_ranking_by_hand(tmp_path: Path) -> None:
+    """d1..d6 retrieved, graded 2, (not judged), 0, -1, 1, 0; d7 (1) and d8 (0) judged, not
+    retrieved: R = 3 (d1, d5, d7), judged non-relevant N = 3 (d3, d6, d8)."""
+    (tmp_path / "qrels").write_text(
+        "".join(
+            f"q 0 {doc} {grade}\n"
+            for doc, grade in [("d1", 2), ("d3", 0), ("d4", -1), ("d5", 1), ("d6", 0), ("d7", 1)]
+            + [("d8", 0)]
+        )
+        + "nothing 0 d1 0\n"
+    )
+    gold = GoldSet.from_trec_qrels(tmp_path / "qrels")
+    run = Run({"q": [f"d{i}" for i in range(1, 7)], "nothing": ["d1"]})
+    expected = {
+        "Rprec": 1 / 3,  # d1 in the top 3
+        # d1: no judged non-relevant above it (d2 not judged, d4 a pool sample: skipped): 1;
+        # d5: d3 above it: 1 - 1/3
+        "Bpref": (1 + 2 / 3) / 3,
+        "Rprec_mult@0.2": 1.0,  # int(0.6 + 0.9) = 1: P@1
+        "Rprec_mult@0.5": 0.5,  # int(1.5 + 0.9) = 2: P@2
+        "IPrec@0.5": 0.4,  # lround(1.5) = 2 relevant: rank 5, the best precision from there 2/5
+        "IPrec@0.4": 1.0,  # lround(1.2) = 1: rank 1 (trec_eval 9's int(2.1) = 2 would give 0.4)
+        "IPrec@1.0": 0.0,  # 3 relevant never retrieved
+        "NumRet": 6,
+        "NumRel": 3,
+        "NumRelRet": 2,
+        "NumNonRelJudgedRet": 2,  # d3, d6: not d2 (unjudged) nor d4 (negative)
+        "SetP": 2 / 6,
+        "SetR": 2 / 3,
+        "SetF": 2 * (1 / 3) * (2 / 3) / (1 / 3 + 2 / 3),
+        "SetAP": 4 / 18,
+        "SetRelP": 2 / 3,
+        "RelP@2": 1 / 2,
+        "RelP@5": 2 / 3,  # past R: recall
+        "Utility": 2 - 4,
+        "Utility(collection_size=100,nonrelevant_missed=0.5)": -2 + 0.5 * (100 + 2 - 6 - 3),
+    }
+    results = evaluate(run, gold, list(expected))
+    for measure, value in expected.items():
+        result = results[measure]
+        assert result.per_query["q"] == pytest.approx(value, abs=1e-15), measure
+        if measure.startswith(("Num", "Utility")):
+            assert "nothing" in result.per_query and result.excluded == {}, measure
+        else:
+            assert set(result.excluded) == {"nothing"}, measure
