@@ -184,13 +184,15 @@ def bpref(
     Unjudged documents (not in the qrels, or a negative grade) are skipped."""
     nonrelevant = (grades >= 0) & ~relevant
     above = np.cumsum(nonrelevant, axis=1)  # at a relevant rank: the non-relevant ones above it
-    judged_nonrelevant = levels.sum(axis=1) - n_relevant
-    cap = n_relevant[:, None]
+    query, rank = np.nonzero(relevant)  # row by row, in rank order
+    seen = above[query, rank]
+    cap = n_relevant[query]
+    judged_nonrelevant = (levels.sum(axis=1) - n_relevant)[query]
     with np.errstate(invalid="ignore", divide="ignore"):
-        penalty = np.minimum(above, cap) / np.minimum(judged_nonrelevant[:, None], cap)
-    terms = np.where(relevant, np.where(above > 0, 1.0 - penalty, 1.0), 0.0)
-    # summed in rank order, as trec_eval adds them (cumsum adds in order; sum is pairwise)
-    total = np.cumsum(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(terms.shape[0])
+        penalty = np.minimum(seen, cap) / np.minimum(judged_nonrelevant, cap)
+    terms = np.where(seen > 0, 1.0 - penalty, 1.0)
+    # bincount adds each query's terms in the order given, rank order, as trec_eval adds them
+    total = np.bincount(query, weights=terms, minlength=relevant.shape[0])
     with np.errstate(invalid="ignore", divide="ignore"):
         return total / n_relevant
 
@@ -199,17 +201,22 @@ def bpref(
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _interpolated(relevant: np.ndarray, n_relevant: np.ndarray, level: float) -> np.ndarray:
+def _interpolation(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[nq, depth] relevant documents in the top i + 1, and the best precision at rank i + 1 or any
+    lower one (past a ranking's end the precision only falls, so the padding changes no best)."""
+    hits = np.cumsum(relevant, axis=1)
+    precision_at = hits / np.arange(1, relevant.shape[1] + 1)
+    return hits, np.maximum.accumulate(precision_at[:, ::-1], axis=1)[:, ::-1]
+
+
+def _interpolated(
+    hits: np.ndarray, best_below: np.ndarray, n_relevant: np.ndarray, level: float
+) -> np.ndarray:
     """[nq] the interpolated precision at one recall level: the best precision at any rank at or
     below the one where c relevant documents are retrieved, c = round(level x R) (half away from
-    0, as trec_eval's lround); 0 when fewer than c are retrieved. c = 0 reads as c = 1."""
-    nq, width = relevant.shape
-    if width == 0:
-        return np.zeros(nq)
-    hits = np.cumsum(relevant, axis=1)
-    precision_at = hits / np.arange(1, width + 1)
-    # the best precision at each rank or any lower one (past a ranking's end it only falls)
-    best_below = np.maximum.accumulate(precision_at[:, ::-1], axis=1)[:, ::-1]
+    0, as trec_eval 10's lround); 0 when fewer than c are retrieved. c = 0 reads as c = 1."""
+    if hits.shape[1] == 0:
+        return np.zeros(hits.shape[0])
     exact = level * n_relevant
     whole = np.floor(exact)
     wanted = np.maximum(np.where(exact - whole >= 0.5, whole + 1, whole).astype(np.int64), 1)
@@ -222,15 +229,16 @@ def interpolated_precision(
     relevant: np.ndarray, n_relevant: np.ndarray, recall: float
 ) -> np.ndarray:
     """IPrec@r: the interpolated precision at recall level r (trec_eval ``iprec_at_recall``)."""
-    return _interpolated(relevant, n_relevant, recall)
+    return _interpolated(*_interpolation(relevant), n_relevant, recall)
 
 
 def eleven_point_average(relevant: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
     """11pt_avg = the mean of IPrec at the recall levels 0, 0.1, ..., 1 (trec_eval ``11pt_avg``),
     summed from level 1 down, as trec_eval adds them."""
+    hits, best_below = _interpolation(relevant)
     total = np.zeros(relevant.shape[0])
     for level in reversed(ELEVEN_POINTS):
-        total = total + _interpolated(relevant, n_relevant, level)
+        total = total + _interpolated(hits, best_below, n_relevant, level)
     return total / len(ELEVEN_POINTS)
 
 
