@@ -71,6 +71,11 @@ def compute(
     relevant gets (:class:`~.specs.Empty`): left out and named, or scored 0 as trec_eval does."""
     empty = Empty(check_choice("empty", empty, tuple(Empty), MetricError))
     values = spec.arguments(given)  # TypeError for a name the spec does not declare
+    if not spec.rank_cutoff and k not in (None, ALL_RANKS):
+        raise MetricError(
+            f"{spec.name} reads the whole ranking and takes no cutoff: k must be None or 'all', "
+            f"got {k!r}"
+        )
     mode = Mode(str(values.get("mode", Mode.GOLD)))
     scoring = _deepened(spec, inputs(run, gold, k, strict, fail_on_excluded, spec), k, values)
     relevance = _relevance(spec, scoring, mode, judge, values, strict)
@@ -82,7 +87,9 @@ def compute(
         excluded.setdefault(position, NO_RELEVANT_REASON[mode])
     if empty == Empty.ZERO:
         scores, excluded = _zero_empty(scores, excluded, mode)
-    measure = str(measure_of(spec.name, scoring.k, **spec.measure_params(values)))
+    at = values[spec.at.name] if spec.at is not None else None
+    cutoff = scoring.k if at is None else float(at)
+    measure = str(measure_of(spec.name, cutoff, **spec.measure_params(values)))
     return _package(spec, measure, relevance, scoring, mode, scores, excluded)
 
 
@@ -92,6 +99,8 @@ def _zero_empty(
     """trec_eval's rule: a query with nothing relevant scores 0 (its denominator is 0) and counts.
     Queries left out for another reason (no focus time, no text for the judge) stay out."""
     empty = [position for position, why in excluded.items() if why == NO_RELEVANT_REASON[mode]]
+    if not empty:  # the scores as the kernel gave them: counts stay integers
+        return scores, excluded
     scores = scores.astype(np.float64, copy=True)
     scores[empty] = 0.0
     return scores, {position: why for position, why in excluded.items() if position not in empty}
@@ -204,6 +213,7 @@ def _relevance(
 
 # What a kernel's parameter gets, by its name (metrics/kernels.py: every kernel names its inputs
 # so). ``k``: the ranks scored. ``gains``/``ideal``: the graded relevance through the spec's gain.
+# Any other parameter of a kernel is one of its spec's parameters, passed as the call gave it.
 Graded = Callable[[], tuple[np.ndarray, np.ndarray]]
 _KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], object]] = {
     "relevant": lambda relevance, scoring, graded: relevance.relevant,

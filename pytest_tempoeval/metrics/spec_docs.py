@@ -29,6 +29,10 @@ def _cell_of(param: Param) -> str:
 
 
 def _no_cutoff(spec: MeasureSpec) -> str:
+    if spec.at is not None:
+        return f"— (@ gives `{spec.at.name}`, which every name needs)"
+    if not spec.rank_cutoff:
+        return "the whole ranking (it takes no cutoff)"
     if not spec.whole_ranking:
         return f"k = the gold set's k, else {DEFAULT_K}"
     if spec.ideal_from_all_judgments:
@@ -37,12 +41,14 @@ def _no_cutoff(spec: MeasureSpec) -> str:
 
 
 def _row(spec: MeasureSpec) -> list[str]:
-    params = ", ".join(_cell_of(param) for param in spec.all_params) or "—"
+    at = [f"`@{spec.at.name}` (required)"] if spec.at is not None else []
+    params = ", ".join([*at, *(_cell_of(param) for param in spec.all_params)]) or "—"
     aliases = ", ".join(f"`{alias}`" for alias in spec.aliases) or "—"
     row = [f"`{spec.name}`", spec.summary, params, _no_cutoff(spec), f"`{spec.function}`", aliases]
     if not spec.temporal:
         trec = [f"`{spec.trec_eval_whole}`"] * bool(spec.trec_eval_whole)
-        trec += [f"`{spec.trec_eval}.k`"] * bool(spec.trec_eval)
+        cut = spec.at.name if spec.at is not None else "k"
+        trec += [f"`{spec.trec_eval}.{cut}`"] * bool(spec.trec_eval)
         params = ", ".join(f"{key}={value}" for key, value in spec.trec_eval_params.items())
         row.append(", ".join(trec) + f" ({params})" * bool(trec and params) or "—")
     return row
@@ -60,7 +66,7 @@ def docs_tables() -> dict[str, str]:
     # One row per parameter and meaning: RBP's rel is not the binary measures' rel.
     by_name: dict[tuple[str, str], tuple[Param, list[str]]] = {}
     for spec in SPECS:
-        for param in spec.all_params:
+        for param in (*spec.all_params, *([spec.at] if spec.at is not None else [])):
             key = (param.name, param.description)
             by_name.setdefault(key, (param, []))[1].append(f"`{spec.name}`")
     kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a word"}

@@ -24,9 +24,11 @@ would be looked for in several places.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from numbers import Integral, Real
 from typing import SupportsFloat, SupportsIndex
 
 from pytest_tempoeval.errors import MetricError, check_choice
@@ -141,6 +143,26 @@ def _jaccard_problem(threshold: object) -> str | None:
     return f"threshold is a Jaccard similarity in [0, 1), got {threshold!r}"
 
 
+def _real_problem(
+    name: str, value: object, low: float | None, high: float | None = None, *, above: bool = False
+) -> str | None:
+    """Why ``value`` is not a finite number in [low, high] (``above``: above low), or None."""
+    number = None if isinstance(value, bool) or not isinstance(value, Real) else float(value)
+    if number is not None and math.isfinite(number):
+        low_ok = low is None or number > low or (number == low and not above)
+        if low_ok and (high is None or number <= high):
+            return None
+    bounds = "" if low is None else f" {'>' if above else '>='} {low:g}"
+    bounds += "" if high is None else f" and <= {high:g}"
+    return f"{name} must be a finite number{bounds}, got {value!r}"
+
+
+def _count_problem(name: str, value: object) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < 0:
+        return f"{name} must be a whole number >= 0, got {value!r}"
+    return None
+
+
 @dataclass(frozen=True, kw_only=True, eq=False)
 class MeasureSpec:
     """One measure. ``Family`` is its old name, kept as an alias."""
@@ -166,6 +188,14 @@ class MeasureSpec:
     needs_relevant: bool = False  # a query with nothing relevant is left out of the mean
     counts_every_query: bool = False  # no query is left out, not even one with nothing relevant
     aggregate: Aggregate = Aggregate.MEAN  # how the per-query values become one
+    # False: the measure reads the whole ranking and takes no cutoff: no @k in a name, and the
+    # function's k must be None or "all" (Rprec, Bpref, the counts, the set measures).
+    rank_cutoff: bool = True
+    # What "@" sets when it is not a rank cutoff: this parameter, which every name and call gives
+    # (IPrec@0.5: the recall level). trec_eval's name prints it with 2 decimals: the ``trec_eval``
+    # name, "_", then the value (iprec_at_recall_0.50).
+    at: Param | None = None
+    trec_eval_query_lines: bool = True  # trec_eval -q prints a line per query (not gm_map, num_q)
 
     @property
     def temporal(self) -> bool:
@@ -203,10 +233,16 @@ class MeasureSpec:
         """The function's arguments by parameter name, checked, with ``also`` keywords merged.
         A name the spec does not declare is a TypeError: a function and its spec disagree."""
         declared = {name for param in self.all_params for name in (param.name, param.also)}
+        if self.at is not None:
+            declared.add(self.at.name)
         unknown = sorted(set(given) - declared)
         if unknown:
             raise TypeError(f"{self.function}() got arguments its spec lacks: {unknown}")
         values = {}
+        if self.at is not None:
+            if self.at.name not in given:
+                raise TypeError(f"{self.function}() needs its {self.at.name}")
+            values[self.at.name] = self.at.checked(given[self.at.name])
         for param in self.all_params:
             value = given.get(param.name, param.default)
             if param.also is not None:
@@ -276,7 +312,7 @@ PERSISTENCE = Param(
 
 # -- the measures ----------------------------------------------------------------------------------
 
-SPECS = (
+SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         name="nDCG",
         function="ndcg",
@@ -535,6 +571,308 @@ SPECS = (
         whole_ranking=True,
         binary=False,
         counts_every_query=True,
+    ),
+)
+# -- trec_eval: ranks, counts and sets ------------------------------------------------------------
+# trec_eval 10's measures of one ranked list (its m_*.c), each scored as trec_eval scores it.
+
+RECALL_LEVEL = Param(
+    name="recall",
+    type=float,
+    default=0.0,  # never used: every name and call gives it
+    check=lambda value: _real_problem("recall", value, 0.0, 1.0),
+    description="the recall level, a number in [0, 1], after @ (IPrec@0.5)",
+)
+R_MULTIPLE = Param(
+    name="mult",
+    type=float,
+    default=1.0,  # never used: every name and call gives it
+    check=lambda value: _real_problem("mult", value, 0.0, above=True),
+    description="the cutoff as a multiple of R, the query's relevant documents, after @ "
+    "(Rprec_mult@0.2: precision at 0.2 R)",
+)
+BETA = Param(
+    name="beta",
+    type=float,
+    default=1.0,
+    check=lambda value: _real_problem("beta", value, 0.0),
+    description="the weight of recall against precision: (beta + 1) P R / (beta P + R), "
+    "trec_eval's set_F parameter (not squared)",
+)
+
+
+def _coefficient(name: str, default: float, counts: str) -> Param:
+    return Param(
+        name=name,
+        type=float,
+        default=default,
+        check=lambda value: _real_problem(name, value, None),
+        description=f"utility's worth of each {counts} (trec_eval's default {default:g})",
+    )
+
+
+UTILITY = (
+    _coefficient("relevant_retrieved", 1.0, "relevant document retrieved"),
+    _coefficient("nonrelevant_retrieved", -1.0, "non-relevant document retrieved"),
+    _coefficient("relevant_missed", 0.0, "relevant document not retrieved"),
+    _coefficient("nonrelevant_missed", 0.0, "non-relevant document not retrieved"),
+    Param(
+        name="collection_size",
+        type=int,
+        default=0,
+        check=lambda value: _count_problem("collection_size", value),
+        description="the documents in the collection, for the non-relevant ones not retrieved "
+        "(trec_eval's -N; default 0)",
+    ),
+)
+
+SPECS += (
+    MeasureSpec(
+        name="Rprec",
+        function="r_precision",
+        kernel="r_precision",
+        summary="precision at R, the query's relevant documents (= recall at R)",
+        parameters=(REL,),
+        aliases=("RPrec", "R-prec"),
+        trec_eval_whole="Rprec",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="Rprec_mult",
+        function="r_precision_multiple",
+        kernel="r_precision_multiple",
+        summary="precision at mult x R (the cutoff rounded as trec_eval: int(mult R + 0.9))",
+        parameters=(REL,),
+        trec_eval="Rprec_mult",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        at=R_MULTIPLE,
+    ),
+    MeasureSpec(
+        name="Bpref",
+        function="bpref",
+        kernel="bpref",
+        summary="binary preference: how few judged non-relevant documents rank above each "
+        "relevant one; unjudged documents are skipped",
+        parameters=(REL,),
+        aliases=("BPref",),
+        trec_eval_whole="bpref",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="gm_bpref",
+        function="gm_bpref",
+        kernel="bpref",
+        summary="Bpref per query; its one value is their geometric mean (each floored at 1e-5)",
+        parameters=(REL,),
+        trec_eval_whole="gm_bpref",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.GEOMETRIC,
+        trec_eval_query_lines=False,
+    ),
+    MeasureSpec(
+        name="gm_map",
+        function="gm_map",
+        kernel="average_precision",
+        summary="AP per query; its one value is their geometric mean (each floored at 1e-5)",
+        parameters=(REL,),
+        aliases=("GMAP",),
+        trec_eval_whole="gm_map",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.GEOMETRIC,
+        trec_eval_query_lines=False,
+    ),
+    MeasureSpec(
+        name="IPrec",
+        function="interpolated_precision",
+        kernel="interpolated_precision",
+        summary="interpolated precision at a recall level: the best precision at any rank "
+        "reaching it",
+        parameters=(REL,),
+        aliases=("iprec_at_recall",),
+        trec_eval="iprec_at_recall",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        at=RECALL_LEVEL,
+    ),
+    MeasureSpec(
+        name="11pt_avg",
+        function="eleven_point_average",
+        kernel="eleven_point_average",
+        summary="mean interpolated precision at the recall levels 0, 0.1, ..., 1",
+        parameters=(REL,),
+        trec_eval_whole="11pt_avg",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="NumQ",
+        function="num_q",
+        kernel="num_q",
+        summary="1 per query: its one value is the number of queries scored",
+        trec_eval_whole="num_q",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+        trec_eval_query_lines=False,
+    ),
+    MeasureSpec(
+        name="NumRet",
+        function="num_ret",
+        kernel="num_ret",
+        summary="documents retrieved; its one value is their sum",
+        trec_eval_whole="num_ret",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="NumRel",
+        function="num_rel",
+        kernel="num_rel",
+        summary="relevant documents judged; its one value is their sum",
+        parameters=(REL,),
+        trec_eval_whole="num_rel",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="NumRelRet",
+        function="num_rel_ret",
+        kernel="num_rel_ret",
+        summary="relevant documents retrieved; its one value is their sum",
+        parameters=(REL,),
+        trec_eval_whole="num_rel_ret",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="NumNonRelJudgedRet",
+        function="num_nonrel_judged_ret",
+        kernel="num_nonrel_judged_ret",
+        summary="judged non-relevant documents retrieved (grade 0 to rel - 1); its one value "
+        "is their sum",
+        parameters=(REL,),
+        trec_eval_whole="num_nonrel_judged_ret",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="SetP",
+        function="set_precision",
+        kernel="set_precision",
+        summary="share of the retrieved documents that is relevant (0 when none is retrieved)",
+        parameters=(REL,),
+        aliases=("set_P",),
+        trec_eval_whole="set_P",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetR",
+        function="set_recall",
+        kernel="set_recall",
+        summary="share of the query's relevant documents that is retrieved",
+        parameters=(REL,),
+        trec_eval_whole="set_recall",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetF",
+        function="set_f",
+        kernel="set_f",
+        summary="weighted harmonic mean of SetP and SetR",
+        parameters=(REL, BETA),
+        aliases=("set_F",),
+        trec_eval_whole="set_F",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetAP",
+        function="set_average_precision",
+        kernel="set_average_precision",
+        summary="unranked AP: SetP x SetR",
+        parameters=(REL,),
+        aliases=("set_map",),
+        trec_eval_whole="set_map",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetRelP",
+        function="set_relative_precision",
+        kernel="set_relative_precision",
+        summary="relevant documents retrieved / the most a set of that size could hold",
+        parameters=(REL,),
+        aliases=("set_relative_P",),
+        trec_eval_whole="set_relative_P",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="RelP",
+        function="relative_precision",
+        kernel="relative_precision",
+        summary="relevant documents in the top k / the most the top k could hold, min(k, R)",
+        parameters=(REL,),
+        aliases=("relative_P",),
+        trec_eval="relative_P",
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="Utility",
+        function="utility",
+        kernel="utility",
+        summary="a weighted count of the relevant and non-relevant documents retrieved and missed",
+        parameters=(REL, *UTILITY),
+        trec_eval_whole="utility",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
     ),
 )
 SPEC = {spec.name: spec for spec in SPECS}
