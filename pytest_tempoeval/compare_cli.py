@@ -21,7 +21,9 @@ that ``compare_report.py`` prints.
   compared with itself, and a run given twice tested twice; either adds tests to the family, which
   raises every other system's adjusted p-value and can hide its regression. In the two-run form it
   is allowed (a CI step comparing a run that did not change with the base's must pass), and hides
-  nothing: there is no other system.
+  nothing: there is no other system. Another file that scores as the base on every query is another
+  system, allowed with a note on stderr: a copy of the base cannot be told from a system that did
+  not change.
 
 The report in each format: ``compare_report.py``.
 """
@@ -29,6 +31,7 @@ The report in each format: ``compare_report.py``.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -203,6 +206,15 @@ def compare_runs(
                 new = [now.get(query, 0.0) for query in queries]
                 p_gain = randomization.paired_randomization_p(new, old)
             found.append((system, measure, comparison, p_gain))
+        if not two_runs and all(
+            results[system][m].per_query == base[m].per_query for m in measures
+        ):
+            print(
+                f"tempoeval: note: {paths[system]} scores as the base on every query of every "
+                f"measure: its {len(measures)} tests (p = 1) count in Holm's family and raise the "
+                "others' adjusted p-values; leave it out if it is the base again",
+                file=sys.stderr,
+            )
     drops = _adjusted([c.p_value for _, _, c, _ in found], correction)
     gains = _adjusted([p for _, _, _, p in found], correction)
     cells = []
