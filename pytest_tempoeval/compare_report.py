@@ -239,7 +239,7 @@ def _text(report: Report, out: TextIO) -> None:
 
 def _md(text: str) -> str:
     """Plain text in a markdown table: no emphasis, code or column break."""
-    for special in ("\\", "`", "*", "_", "|", "<", "[", "]"):
+    for special in ("\\", "`", "*", "_", "|", "[", "]"):
         text = text.replace(special, f"\\{special}")
     return text
 

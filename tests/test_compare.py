@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import warnings
 from pathlib import Path
 
@@ -426,3 +428,32 @@ def test_json_has_the_two_run_keys_and_one_shape_for_any_number_of_runs(
     assert row["worse_count"] == 8 and len(row["worse"]) == 8
     assert row["worse"][0] == {"query": "q00", "base": 1.0, "new": 0.0}
     assert row["delta"] == row["new"] - row["base"] and row["queries"] == 12
+
+
+def test_the_docs_show_what_compare_prints(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/cli.md's many-systems example: 20 queries; bm25 ranks d second on q00-q09, dense
+    first everywhere, rerank third on q00-q07."""
+    page = (Path(__file__).parent.parent / "docs" / "cli.md").read_text(encoding="utf-8")
+    section = page.split("## Many systems", 1)[1]
+    command, shown = re.findall(r"```(?:bash|)\n(.*?)```", section, re.DOTALL)[:2]
+    (tmp_path / "qrels.txt").write_text(
+        "".join(f"q{i:02d} 0 d{i} 1\nq{i:02d} 0 x{i} 0\nq{i:02d} 0 y{i} 0\n" for i in range(20))
+    )
+    for name, ranks in (
+        ("bm25", [2] * 10 + [1] * 10),
+        ("dense", [1] * 20),
+        ("rerank", [3] * 8 + [2] * 2 + [1] * 10),
+    ):
+        lines = [
+            f"q{i:02d} Q0 {doc}{i} {position} {3 - position} r\n"
+            for i, rank in enumerate(ranks)
+            for position, doc in enumerate(ranking(rank), start=1)
+        ]
+        (tmp_path / f"{name}.trec").write_text("".join(lines))
+    monkeypatch.chdir(tmp_path)
+    argv = shlex.split(command)
+    assert argv[:2] == ["tempoeval", "compare"]
+    code, out, err = run_main(capsys, *argv[1:])
+    assert (code, err) == (1, "") and out == shown
