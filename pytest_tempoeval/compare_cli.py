@@ -35,11 +35,14 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_tempoeval.constants import SCORE_TOLERANCE
 from pytest_tempoeval.errors import MetricError, RunError
 from pytest_tempoeval.gate.randomization import Correction
+
+if TYPE_CHECKING:  # the gate's baselines module reads numpy-backed results: imported when run
+    from pytest_tempoeval.gate.baselines import BaselineComparison
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,7 +52,7 @@ class Cell:
     system: str
     run: str
     measure: str
-    comparison: Any  # gate.baselines.BaselineComparison
+    comparison: BaselineComparison  # its p_value is the raw one
     p_gain: float | None  # one-sided: the system scores higher than the base
     p_adjusted: float | None
     p_gain_adjusted: float | None
@@ -59,8 +62,7 @@ class Cell:
 
     @property
     def mean(self) -> float:
-        current: float = self.comparison.current
-        return current
+        return self.comparison.current
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,15 +155,14 @@ def system_names(paths: Sequence[str]) -> list[str]:
 
 
 def _candidate_labels(paths: list[str]) -> list[list[str]]:
-    """Labels from short to long: folders and stem, then folders and file name."""
+    """Labels from short to long: the stem under 1, 2, ... folders, then the file name under 0, 1,
+    ... folders."""
     parts = [Path(os.path.abspath(path)).parts for path in paths]
-    deepest = max(len(p) for p in parts)
-    stems = [[*p[:-1], Path(p[-1]).stem] for p in parts]
-    return [
-        ["/".join(each[-depth:]) for each in named]
-        for named in (stems, [list(p) for p in parts])
-        for depth in range(2 if named is stems else 1, deepest + 1)
-    ]
+    deepest = max(len(each) for each in parts)
+    stems = [[*each[:-1], Path(each[-1]).stem] for each in parts]
+    by_stem = [["/".join(each[-depth:]) for each in stems] for depth in range(2, deepest + 1)]
+    by_name = [["/".join(each[-depth:]) for each in parts] for depth in range(1, deepest + 1)]
+    return by_stem + by_name
 
 
 # -- the family of tests ---------------------------------------------------------------------------
@@ -217,11 +218,12 @@ def compare_runs(
             )
     drops = _adjusted([c.p_value for _, _, c, _ in found], correction)
     gains = _adjusted([p for _, _, _, p in found], correction)
-    cells = []
+    cells, base_means = [], {}
     for (system, measure, comparison, p_gain), p_adjusted, p_gain_adjusted in zip(
         found, drops, gains, strict=True
     ):
         assert comparison.baseline is not None  # compare() was given the base's scores
+        base_means[measure] = comparison.baseline  # the same for every system
         drop = comparison.baseline - comparison.current
         regressed = verdict.regressed(drop, max_drop, p_adjusted, alpha)
         note = ""
@@ -249,7 +251,6 @@ def compare_runs(
                 note=note,
             )
         )
-    base_means = {cell.measure: cell.comparison.baseline for cell in cells[: len(measures)]}
     return Report(
         paths=list(paths),
         names=names,

@@ -164,19 +164,25 @@ def _row_name(report: Report, system: int) -> str:
     return f"{report.names[system]} (base)" if system == 0 else report.names[system]
 
 
-def _legend(report: Report, down: str = REGRESSED_MARK, up: str = GAIN_MARK) -> str:
-    holm = f", Holm-corrected across {report.tests} tests" if report.correction == "holm" else ""
-    return (
-        f"{down}: regressed against the base (drop > {report.max_drop:g} and p < "
-        f"{report.alpha:g}{holm}): exit 1; {up}: significantly better than the base (p gain < "
-        f"{report.alpha:g}{holm and ', Holm-corrected'}); one-sided paired randomization tests, "
-        f"means over the base's {_queries(report)} counted queries"
+def _legend(report: Report, down: str = REGRESSED_MARK, up: str = GAIN_MARK) -> list[str]:
+    """What the marks mean: two lines."""
+    holm = report.correction == Correction.HOLM
+    across = f", Holm-corrected across {report.tests} tests" if holm else ""
+    regressed = (
+        f"{down} regressed: drop > {report.max_drop:g} and p < {report.alpha:g}{across} "
+        "(one-sided paired randomization test): exit 1"
     )
+    better = f"{up} significantly better: p gain < {report.alpha:g}{', Holm-corrected' * holm}"
+    return [regressed, better]
 
 
-def _queries(report: Report) -> str:
+def _header(report: Report) -> str:
     counts = sorted({cell.comparison.queries for cell in report.cells})
-    return "/".join(str(count) for count in counts)
+    queries = "/".join(str(count) for count in counts)  # one count unless measures count apart
+    return (
+        f"base {report.paths[0]}, gold {report.gold}: {len(report.names) - 1} systems against the "
+        f"base, over its {queries} counted queries"
+    )
 
 
 def _test_columns(report: Report) -> list[str]:
@@ -207,10 +213,7 @@ def _aligned(rows: list[list[str]], right: set[int]) -> list[str]:
 
 def _text(report: Report, out: TextIO) -> None:
     systems = range(len(report.names))
-    out.write(
-        f"base {report.paths[0]}, gold {report.gold}: {len(report.names) - 1} systems against "
-        "the base\n"
-    )
+    out.write(f"{_header(report)}\n")
     table = [["system", *report.measures]]
     table += [
         [
@@ -220,7 +223,7 @@ def _text(report: Report, out: TextIO) -> None:
         for s in systems
     ]
     out.writelines(f"{line}\n" for line in _aligned(table, set()))
-    out.write(f"{_legend(report)}\n")
+    out.writelines(f"{line}\n" for line in _legend(report))
     tests = [["system", "measure", *_test_columns(report)]]
     tests += [[c.system, c.measure, *_test_values(report, c)] for c in report.cells]
     out.writelines(f"{line}\n" for line in _aligned(tests, set(range(2, len(tests[0]) - 1))))
@@ -237,18 +240,20 @@ def _text(report: Report, out: TextIO) -> None:
 # -- markdown --------------------------------------------------------------------------------------
 
 
+def _one_line(text: str) -> str:
+    """A file name may hold a line break: it would end a table row or a LaTeX comment."""
+    return " ".join(text.splitlines())
+
+
 def _md(text: str) -> str:
-    """Plain text in a markdown table: no emphasis, code or column break."""
+    """Plain text in a markdown table: no emphasis, code, column or line break."""
     for special in ("\\", "`", "*", "_", "|", "[", "]"):
         text = text.replace(special, f"\\{special}")
-    return text
+    return _one_line(text)
 
 
 def _markdown(report: Report, out: TextIO) -> None:
-    out.write(
-        f"Base {_md(report.paths[0])}, gold {_md(report.gold)}: {len(report.names) - 1} systems "
-        "against the base; **bold**: the best of each measure.\n\n"
-    )
+    out.write(f"{_md(_header(report))}; **bold**: the best of each measure.\n\n")
     out.write(f"| system | {' | '.join(_md(m) for m in report.measures)} |\n")
     out.write(f"|:--|{'--:|' * len(report.measures)}\n")
     for system in range(len(report.names)):
@@ -260,7 +265,7 @@ def _markdown(report: Report, out: TextIO) -> None:
             mark = _mark(report, system, measure)
             values.append(f"{mean} {mark}" if mark else mean)
         out.write(f"| {_md(_row_name(report, system))} | {' | '.join(values)} |\n")
-    out.write(f"\n{_md(_legend(report))}\n\n")
+    out.write(f"\n{'; '.join(_md(line) for line in _legend(report))}.\n\n")
     columns = _test_columns(report)
     out.write(f"| system | measure | {' | '.join(columns)} |\n")
     out.write(f"|:--|:--|{'--:|' * (len(columns) - 1)}:--|\n")
@@ -299,14 +304,14 @@ _LATEX_MARKS = {REGRESSED_MARK: r"$^{\downarrow}$", GAIN_MARK: r"$^{\uparrow}$"}
 
 
 def _tex(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(character, character) for character in text)
+    return "".join(_LATEX_SPECIAL.get(character, character) for character in _one_line(text))
 
 
 def _latex(report: Report, out: TextIO) -> None:
     """A booktabs tabular (``\\usepackage{booktabs}``): the best of each column in bold, the marks
     as arrows; the p-values as comments below it."""
-    out.write(f"% tempoeval compare: base {report.paths[0]}, gold {report.gold}\n")
-    out.write(f"% {_legend(report, 'down arrow', 'up arrow')}\n")
+    out.write(f"% tempoeval compare: {_one_line(_header(report))}\n")
+    out.writelines(f"% {_one_line(line)}\n" for line in _legend(report, "down arrow", "up arrow"))
     out.write(f"\\begin{{tabular}}{{l{'r' * len(report.measures)}}}\n\\toprule\n")
     out.write(f"System & {' & '.join(_tex(m) for m in report.measures)} \\\\\n\\midrule\n")
     for system in range(len(report.names)):
@@ -321,4 +326,4 @@ def _latex(report: Report, out: TextIO) -> None:
     columns = ", ".join(_test_columns(report))
     for cell in report.cells:
         tested = ", ".join(_test_values(report, cell))
-        out.write(f"% {cell.system} {cell.measure}: {columns} = {tested}\n")
+        out.write(f"% {_one_line(f'{cell.system} {cell.measure}')}: {columns} = {tested}\n")

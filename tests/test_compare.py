@@ -401,6 +401,11 @@ def test_text_lists_the_worst_queries_of_each_regressed_cell(
     at = lines.index("b P@1: queries that got worse (base -> new), worst first; 3 more:")
     assert lines[at + 1 : at + 6] == [f"  q0{i}: 1.0000 -> 0.0000 (-1.0000)" for i in range(5)]
     assert "b R@2: queries that got worse" not in out  # not regressed: not listed
+    assert lines[-1] == "regressed: a P@1, b P@1 (drop > 0 and p < 0.05, Holm-corrected)"
+    argv = [files["base"], files["a"], files["b"], files["qrels"], "-m", "P@1", "R@2"]
+    code, out, _ = run_main(capsys, "compare", *argv, "--correction", "none")
+    assert code == 1 and "system  measure    delta       p  p gain  verdict" in out.splitlines()
+    assert out.splitlines()[-1] == "regressed: a P@1, b P@1, b R@2 (drop > 0 and p < 0.05)"
 
 
 def test_json_has_the_two_run_keys_and_one_shape_for_any_number_of_runs(
