@@ -166,12 +166,18 @@ def _row_name(report: Report, system: int) -> str:
 
 def _legend(report: Report, down: str = REGRESSED_MARK, up: str = GAIN_MARK) -> list[str]:
     """What the marks mean: two lines."""
+    from pytest_tempoeval.gate.baselines import MIN_QUERIES_FOR_TEST
+
     holm = report.correction == Correction.HOLM
     across = f", Holm-corrected across {report.tests} tests" if holm else ""
-    regressed = (
-        f"{down} regressed: drop > {report.max_drop:g} and p < {report.alpha:g}{across} "
-        "(one-sided paired randomization test): exit 1"
-    )
+    test = f" and p < {report.alpha:g}{across} (one-sided paired randomization test)"
+    untested = len(report.cells) - report.tests
+    if untested:  # as in the gate: too few queries to mean anything
+        test = (
+            f"{test if report.tests else ''}; under {MIN_QUERIES_FOR_TEST} paired queries "
+            "(p shown as -) the drop alone decides"
+        )
+    regressed = f"{down} regressed: drop > {report.max_drop:g}{test}: exit 1"
     better = f"{up} significantly better: p gain < {report.alpha:g}{', Holm-corrected' * holm}"
     return [regressed, better]
 

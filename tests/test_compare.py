@@ -462,3 +462,27 @@ def test_the_docs_show_what_compare_prints(
     assert argv[:2] == ["tempoeval", "compare"]
     code, out, err = run_main(capsys, *argv[1:])
     assert (code, err) == (1, "") and out == shown
+
+
+def test_under_10_queries_the_drop_alone_decides_as_in_the_gate(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """trec_eval's 3 test queries: no p-value, an empty family, and a drop is a regression."""
+    data = Path(__file__).parent / "data" / "trec_eval"
+    copy = tmp_path / "trunc2.trec"
+    copy.write_text((data / "results.trunc").read_text())
+    argv = [str(data / "results.test"), str(data / "results.trunc"), str(copy)]
+    code, out, _ = run_main(capsys, "compare", *argv, str(data / "qrels.test"), "-m", "P@10")
+    assert code == 1
+    lines = out.splitlines()
+    # results.test and results.trunc share the stem "results": named by their file names
+    assert [line.split()[0] for line in lines[2:5]] == ["results.test", "results.trunc", "trunc2"]
+    assert lines[5] == (
+        "v regressed: drop > 0; under 10 paired queries (p shown as -) the drop alone decides: "
+        "exit 1"
+    )
+    assert lines[8].split() == ["results.trunc", "P@10", "-0.1000", "-", "-", "-", "-", "regressed"]
+    code, _, _ = run_main(
+        capsys, "compare", *argv, str(data / "qrels.test"), "-m", "P@10", "--max-drop", "0.1"
+    )
+    assert code == 0  # a drop of exactly 0.1 is allowed
