@@ -360,6 +360,7 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
         max_drop=args.max_drop,
         alpha=args.alpha,
         correction=args.correction,
+        gains=compare_report.shows_gains(args.format, len(paths)),
     )
     compare_report.write(report, args.format, out)
     return EXIT_REGRESSED if report.regressed else EXIT_OK

@@ -177,9 +177,11 @@ def compare_runs(
     max_drop: float,
     alpha: float,
     correction: str,
+    gains: bool = True,
 ) -> Report:
     """Every run after the first against the first, on every measure: ``results`` are
-    ``evaluate``'s, one dict per path, NaN already refused."""
+    ``evaluate``'s, one dict per path, NaN already refused. ``gains=False`` skips the tests for a
+    gain (None): a second randomization test per cell that the two-run text does not print."""
     from pytest_tempoeval.gate import randomization, verdict
     from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
     from pytest_tempoeval.metrics.explain import unknown_ids_problem
@@ -201,7 +203,7 @@ def compare_runs(
             # The verdict is decided below, after the correction across the whole family.
             comparison = compare(measure, before, now, max_drop, alpha)
             p_gain = None
-            if comparison.p_value is not None:  # the same pairing as compare(): missing is 0
+            if gains and comparison.p_value is not None:  # compare()'s pairing: missing is 0
                 queries = sorted(before)
                 old = [before[query] for query in queries]
                 new = [now.get(query, 0.0) for query in queries]
@@ -217,10 +219,10 @@ def compare_runs(
                 file=sys.stderr,
             )
     drops = _adjusted([c.p_value for _, _, c, _ in found], correction)
-    gains = _adjusted([p for _, _, _, p in found], correction)
+    gains_adjusted = _adjusted([p for _, _, _, p in found], correction)
     cells, base_means = [], {}
     for (system, measure, comparison, p_gain), p_adjusted, p_gain_adjusted in zip(
-        found, drops, gains, strict=True
+        found, drops, gains_adjusted, strict=True
     ):
         assert comparison.baseline is not None  # compare() was given the base's scores
         base_means[measure] = comparison.baseline  # the same for every system

@@ -82,6 +82,11 @@ def json_report(report: Report) -> dict[str, Any]:
     }
 
 
+def shows_gains(form: str, runs: int) -> bool:
+    """Whether ``form`` prints the tests for a gain: all but the two-run text."""
+    return form != "text" or runs > 2
+
+
 def write(report: Report, form: str, out: TextIO) -> None:
     if form == "json":
         json.dump(json_report(report), out, indent=2)

@@ -486,3 +486,23 @@ def test_under_10_queries_the_drop_alone_decides_as_in_the_gate(
         capsys, "compare", *argv, str(data / "qrels.test"), "-m", "P@10", "--max-drop", "0.1"
     )
     assert code == 0  # a drop of exactly 0.1 is allowed
+
+
+def test_the_two_run_text_runs_no_test_for_a_gain(
+    capsys: pytest.CaptureFixture[str], files: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It does not print one, and each costs as much as the test for a drop."""
+    from pytest_tempoeval.gate import randomization
+
+    calls: list[int] = []
+
+    def counted(baseline: list[float], current: list[float], **options: int) -> float:
+        calls.append(len(baseline))
+        return paired_randomization_p(baseline, current, **options)
+
+    monkeypatch.setattr(randomization, "paired_randomization_p", counted)
+    argv = ["compare", files["base"], files["a"], files["qrels"], "-m", "P@1", "R@2"]
+    for form, tests in (("text", 2), ("json", 4), ("markdown", 4)):
+        calls.clear()
+        code, _, _ = run_main(capsys, *argv, "--format", form)
+        assert code == 1 and calls == [QUERIES] * tests, form
