@@ -48,11 +48,59 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import (
         assert_average_precision as assert_average_precision,
     )
+    from pytest_tempoeval.metrics.functions import (
+        assert_binary_normalized_gain as assert_binary_normalized_gain,
+    )
+    from pytest_tempoeval.metrics.functions import assert_bpref as assert_bpref
+    from pytest_tempoeval.metrics.functions import (
+        assert_eleven_point_average as assert_eleven_point_average,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        assert_expected_reciprocal_rank as assert_expected_reciprocal_rank,
+    )
+    from pytest_tempoeval.metrics.functions import assert_gm_bpref as assert_gm_bpref
+    from pytest_tempoeval.metrics.functions import assert_gm_map as assert_gm_map
+    from pytest_tempoeval.metrics.functions import (
+        assert_inferred_average_precision as assert_inferred_average_precision,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        assert_interpolated_precision as assert_interpolated_precision,
+    )
     from pytest_tempoeval.metrics.functions import assert_judged as assert_judged
     from pytest_tempoeval.metrics.functions import assert_mrr as assert_mrr
     from pytest_tempoeval.metrics.functions import assert_ndcg as assert_ndcg
+    from pytest_tempoeval.metrics.functions import assert_ndcg_rel as assert_ndcg_rel
+    from pytest_tempoeval.metrics.functions import assert_normalized_gain as assert_normalized_gain
+    from pytest_tempoeval.metrics.functions import (
+        assert_num_nonrel_judged_ret as assert_num_nonrel_judged_ret,
+    )
+    from pytest_tempoeval.metrics.functions import assert_num_q as assert_num_q
+    from pytest_tempoeval.metrics.functions import assert_num_rel as assert_num_rel
+    from pytest_tempoeval.metrics.functions import assert_num_rel_ret as assert_num_rel_ret
+    from pytest_tempoeval.metrics.functions import assert_num_ret as assert_num_ret
     from pytest_tempoeval.metrics.functions import assert_precision as assert_precision
+    from pytest_tempoeval.metrics.functions import assert_r_precision as assert_r_precision
+    from pytest_tempoeval.metrics.functions import (
+        assert_r_precision_multiple as assert_r_precision_multiple,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        assert_rank_biased_precision as assert_rank_biased_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_rbp_residual as assert_rbp_residual
     from pytest_tempoeval.metrics.functions import assert_recall as assert_recall
+    from pytest_tempoeval.metrics.functions import (
+        assert_relative_precision as assert_relative_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_rndcg as assert_rndcg
+    from pytest_tempoeval.metrics.functions import (
+        assert_set_average_precision as assert_set_average_precision,
+    )
+    from pytest_tempoeval.metrics.functions import assert_set_f as assert_set_f
+    from pytest_tempoeval.metrics.functions import assert_set_precision as assert_set_precision
+    from pytest_tempoeval.metrics.functions import assert_set_recall as assert_set_recall
+    from pytest_tempoeval.metrics.functions import (
+        assert_set_relative_precision as assert_set_relative_precision,
+    )
     from pytest_tempoeval.metrics.functions import assert_success as assert_success
     from pytest_tempoeval.metrics.functions import assert_temporal_map as assert_temporal_map
     from pytest_tempoeval.metrics.functions import assert_temporal_mrr as assert_temporal_mrr
@@ -61,18 +109,52 @@ if TYPE_CHECKING:
         assert_temporal_precision as assert_temporal_precision,
     )
     from pytest_tempoeval.metrics.functions import assert_temporal_recall as assert_temporal_recall
+    from pytest_tempoeval.metrics.functions import assert_unjudged as assert_unjudged
+    from pytest_tempoeval.metrics.functions import assert_utility as assert_utility
     from pytest_tempoeval.metrics.functions import average_precision as average_precision
+    from pytest_tempoeval.metrics.functions import binary_normalized_gain as binary_normalized_gain
+    from pytest_tempoeval.metrics.functions import bpref as bpref
+    from pytest_tempoeval.metrics.functions import eleven_point_average as eleven_point_average
+    from pytest_tempoeval.metrics.functions import (
+        expected_reciprocal_rank as expected_reciprocal_rank,
+    )
+    from pytest_tempoeval.metrics.functions import gm_bpref as gm_bpref
+    from pytest_tempoeval.metrics.functions import gm_map as gm_map
+    from pytest_tempoeval.metrics.functions import (
+        inferred_average_precision as inferred_average_precision,
+    )
+    from pytest_tempoeval.metrics.functions import interpolated_precision as interpolated_precision
     from pytest_tempoeval.metrics.functions import judged as judged
     from pytest_tempoeval.metrics.functions import mrr as mrr
     from pytest_tempoeval.metrics.functions import ndcg as ndcg
+    from pytest_tempoeval.metrics.functions import ndcg_rel as ndcg_rel
+    from pytest_tempoeval.metrics.functions import normalized_gain as normalized_gain
+    from pytest_tempoeval.metrics.functions import num_nonrel_judged_ret as num_nonrel_judged_ret
+    from pytest_tempoeval.metrics.functions import num_q as num_q
+    from pytest_tempoeval.metrics.functions import num_rel as num_rel
+    from pytest_tempoeval.metrics.functions import num_rel_ret as num_rel_ret
+    from pytest_tempoeval.metrics.functions import num_ret as num_ret
     from pytest_tempoeval.metrics.functions import precision as precision
+    from pytest_tempoeval.metrics.functions import r_precision as r_precision
+    from pytest_tempoeval.metrics.functions import r_precision_multiple as r_precision_multiple
+    from pytest_tempoeval.metrics.functions import rank_biased_precision as rank_biased_precision
+    from pytest_tempoeval.metrics.functions import rbp_residual as rbp_residual
     from pytest_tempoeval.metrics.functions import recall as recall
+    from pytest_tempoeval.metrics.functions import relative_precision as relative_precision
+    from pytest_tempoeval.metrics.functions import rndcg as rndcg
+    from pytest_tempoeval.metrics.functions import set_average_precision as set_average_precision
+    from pytest_tempoeval.metrics.functions import set_f as set_f
+    from pytest_tempoeval.metrics.functions import set_precision as set_precision
+    from pytest_tempoeval.metrics.functions import set_recall as set_recall
+    from pytest_tempoeval.metrics.functions import set_relative_precision as set_relative_precision
     from pytest_tempoeval.metrics.functions import success as success
     from pytest_tempoeval.metrics.functions import temporal_map as temporal_map
     from pytest_tempoeval.metrics.functions import temporal_mrr as temporal_mrr
     from pytest_tempoeval.metrics.functions import temporal_ndcg as temporal_ndcg
     from pytest_tempoeval.metrics.functions import temporal_precision as temporal_precision
     from pytest_tempoeval.metrics.functions import temporal_recall as temporal_recall
+    from pytest_tempoeval.metrics.functions import unjudged as unjudged
+    from pytest_tempoeval.metrics.functions import utility as utility
     from pytest_tempoeval.metrics.measures import Measure as Measure
     from pytest_tempoeval.metrics.measures import parse_measure as parse_measure
     from pytest_tempoeval.metrics.results import MetricResult as MetricResult

@@ -2,8 +2,9 @@
 
 - ``tempoeval evaluate RUN GOLD -m nDCG@10 P@5``: a run's measures (``--format trec`` prints
   trec_eval's layout, so scripts written for trec_eval keep working);
-- ``tempoeval compare BASE NEW GOLD -m ...``: two runs, with the gate's paired randomization test,
-  Holm-corrected across the measures; exit 1 on a significant drop, to gate a CI step;
+- ``tempoeval compare BASE RUN... GOLD -m ...``: each run against the base, with the gate's paired
+  randomization test, Holm-corrected across systems and measures; exit 1 on a significant drop,
+  to gate a CI step (``compare_cli.py`` tests, ``compare_report.py`` prints);
 - ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint).
 
 Exit codes: 0 fine; 1 a regression (compare) or an invalid gold set (check); 2 bad input or usage,
@@ -33,7 +34,6 @@ from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.gate.verdict import (
     DEFAULT_ALPHA,
     DEFAULT_MAX_DROP,
-    Verdict,
     alpha_from,
     max_drop_from,
 )
@@ -41,7 +41,6 @@ from pytest_tempoeval.gate.verdict import (
 EXIT_OK, EXIT_REGRESSED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool a closed pipe killed
 COMPARED_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR")
-REGRESSED_SHOWN = 10  # regressed queries listed per measure by compare
 MEASURES_HELP = (
     "measures in ir_measures syntax: nDCG@10, P(rel=2)@5, R@100, AP, RR, Success@5, Judged@10; "
     "temporal: T-nDCG@10, T-P(threshold=0.5)@5; trec_eval names work too (P_5, ndcg_cut_10, map)"
@@ -101,7 +100,8 @@ def _swap_hint(args: argparse.Namespace) -> str:
     gold = getattr(args, "gold", None)
     if not isinstance(gold, str):  # `check` takes gold sets only
         return ""
-    runs = [getattr(args, name) for name in ("run", "base", "new") if hasattr(args, name)]
+    runs = [getattr(args, name) for name in ("run", "base") if hasattr(args, name)]
+    runs += getattr(args, "runs", [])  # compare's runs after the base
     clues = [
         f"{path}, given as a run, looks like {kind}"
         for path in runs
@@ -143,14 +143,14 @@ def _parser() -> argparse.ArgumentParser:
 
     compare = commands.add_parser(
         "compare",
-        help="compare two runs; exit 1 on a significant drop",
-        description="Compare NEW with BASE on GOLD, per measure: the means, the delta, the "
-        "one-sided paired randomization p-value (Holm-corrected across the measures), and the "
-        "queries that got worse. Exits 1 when a measure dropped by more than --max-drop with "
-        "p < --alpha.",
+        help="compare runs with a base; exit 1 on a significant drop",
+        description="Compare each RUN with BASE on GOLD, per measure: the means, the delta, the "
+        "one-sided paired randomization p-value (Holm-corrected across every system and "
+        "measure), and the queries that got worse. Exits 1 when a system dropped on a measure "
+        "by more than --max-drop with p < --alpha.",
     )
     compare.add_argument("base", metavar="BASE")
-    compare.add_argument("new", metavar="NEW")
+    compare.add_argument("runs", metavar="RUN", nargs="+")
     compare.add_argument("gold", metavar="GOLD")
     _measures_option(compare, COMPARED_MEASURES)
     compare.add_argument(
@@ -169,9 +169,15 @@ def _parser() -> argparse.ArgumentParser:
         "--correction",
         choices=tuple(Correction),
         default=Correction.HOLM,
-        help=f"multiple-comparison correction across the measures (default {Correction.HOLM})",
+        help="multiple-comparison correction across the systems and measures (default "
+        f"{Correction.HOLM})",
     )
-    compare.add_argument("--format", choices=("text", "json"), default="text")
+    compare.add_argument(
+        "--format",
+        choices=("text", "markdown", "json", "latex"),
+        default="text",
+        help="text (default), markdown (the best bolded), json, or latex (a booktabs tabular)",
+    )
     _common_options(compare)
     compare.set_defaults(command=_compare)
 
@@ -361,115 +367,30 @@ def _value(result: Any) -> str:
 
 
 def _compare(args: argparse.Namespace, out: TextIO) -> int:
+    """The files loaded and scored here; the tests and the report in ``compare_cli``."""
+    from pytest_tempoeval import compare_cli, compare_report
     from pytest_tempoeval.data.run import Run
-    from pytest_tempoeval.gate import verdict
-    from pytest_tempoeval.gate.baselines import compare, judged_measure, judged_note
-    from pytest_tempoeval.gate.randomization import holm_adjusted
     from pytest_tempoeval.metrics.by_name import evaluate
-    from pytest_tempoeval.metrics.explain import unknown_ids_problem
 
     measures = _measures(args.measures)  # once each: a repeated measure would weaken Holm
+    paths = [args.base, *args.runs]
+    compare_cli.refuse_repeated(paths)  # the same file twice would weaken Holm too
     gold = _load_gold_warning(args.gold, args.split)
-    base = evaluate(Run.load(args.base), gold, measures, strict=args.strict)
-    new = evaluate(Run.load(args.new), gold, measures, strict=args.strict)
-    _refuse_nan(base, args.base)
-    _refuse_nan(new, args.new)
-    comparisons = {}
-    for measure in measures:
-        if not base[measure].per_query:
-            raise MetricError(f"{measure}: no query of BASE is counted ({args.gold})")
-        for name, result in (("BASE", base[measure]), ("NEW", new[measure])):
-            if result.knows_no_retrieved_id():
-                raise MetricError(f"{name}: {unknown_ids_problem(result)}")
-        # The verdict is decided below, after the correction across the measures.
-        comparisons[measure] = compare(
-            measure, base[measure].per_query, new[measure].per_query, args.max_drop, args.alpha
-        )
-    p_values = {m: p for m in measures if (p := comparisons[m].p_value) is not None}
-    tested, raw = list(p_values), list(p_values.values())
-    holm = args.correction == Correction.HOLM
-    adjusted = dict(zip(tested, holm_adjusted(raw) if holm else raw))
-    rows, regressed_any = [], False
-    for measure in measures:
-        comparison = comparisons[measure]
-        p_adjusted = adjusted.get(measure)
-        baseline = comparison.baseline
-        assert baseline is not None  # compare() was given the base run's scores
-        drop = baseline - comparison.current
-        regressed = verdict.regressed(drop, args.max_drop, p_adjusted, args.alpha)
-        regressed_any |= regressed
-        note = ""
-        judged_before, judged_now = base[measure].judged, new[measure].judged
-        if judged_before is not None and judged_now is not None:
-            note = judged_note(
-                judged_before,
-                judged_now,
-                judged_measure(base[measure]),
-                sorted(base[measure].per_query),
-            )
-        rows.append(
-            {
-                "measure": measure,
-                "base": comparison.baseline,
-                "new": comparison.current,
-                "delta": comparison.delta,
-                "queries": comparison.queries,
-                "p": comparison.p_value,
-                "p_adjusted": p_adjusted,
-                "verdict": Verdict.REGRESSED if regressed else Verdict.OK,
-                "note": note,
-                "worse": [
-                    {"query": q, "base": old, "new": now}
-                    for q, old, now in comparison.regressed[:REGRESSED_SHOWN]
-                ],
-                "worse_count": len(comparison.regressed),
-            }
-        )
-    if args.format == "json":
-        json.dump(
-            {"correction": args.correction, "alpha": args.alpha, "measures": rows}, out, indent=2
-        )
-        out.write("\n")
-    else:
-        _compare_text(rows, args, out)
-    return EXIT_REGRESSED if regressed_any else EXIT_OK
-
-
-def _compare_text(rows: list[dict[str, Any]], args: argparse.Namespace, out: TextIO) -> None:
-    def p(value: float | None) -> str:
-        return f"{value:.4f}" if value is not None else "-"
-
-    width = max(len("measure"), *(len(row["measure"]) for row in rows))
-    holm = args.correction == Correction.HOLM
-    adjusted = "p (Holm)" if holm else "p"
-    out.write(f"base {args.base}, new {args.new}, gold {args.gold}\n")
-    out.write(
-        f"{'measure':<{width}}  {'base':>6}  {'new':>6}  {'delta':>7}  {'p':>6}  "
-        f"{adjusted:>8}  verdict\n"
+    results = [evaluate(Run.load(path), gold, measures, strict=args.strict) for path in paths]
+    for path, scored in zip(paths, results, strict=True):
+        _refuse_nan(scored, path)
+    report = compare_cli.compare_runs(
+        paths,
+        results,
+        measures,
+        gold=args.gold,
+        max_drop=args.max_drop,
+        alpha=args.alpha,
+        correction=args.correction,
+        gains=compare_report.shows_gains(args.format, len(paths)),
     )
-    out.writelines(
-        f"{row['measure']:<{width}}  {row['base']:.4f}  {row['new']:.4f}  {row['delta']:+.4f}  "
-        f"{p(row['p']):>6}  {p(row['p_adjusted']):>8}  {row['verdict']}\n"
-        for row in rows
-    )
-    for row in rows:
-        if row["note"]:
-            out.write(f"{row['measure']}: {row['note']}\n")
-        if row["worse"]:
-            more = row["worse_count"] - len(row["worse"])
-            tail = f"; {more} more" if more else ""
-            out.write(
-                f"{row['measure']}: queries that got worse (base -> new), worst first{tail}:\n"
-            )
-            for worse in row["worse"]:
-                old, now = worse["base"], worse["new"]
-                out.write(f"  {worse['query']}: {old:.4f} -> {now:.4f} ({now - old:+.4f})\n")
-    regressed = [row["measure"] for row in rows if row["verdict"] == Verdict.REGRESSED]
-    if regressed:
-        out.write(
-            f"regressed: {', '.join(regressed)} (drop > {args.max_drop:g} and p < {args.alpha:g}"
-            f"{', Holm-corrected' if holm else ''})\n"
-        )
+    compare_report.write(report, args.format, out)
+    return EXIT_REGRESSED if report.regressed else EXIT_OK
 
 
 # -- trec_eval -------------------------------------------------------------------------------------

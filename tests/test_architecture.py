@@ -24,6 +24,8 @@ SURFACE = {
     "pytest_tempoeval",
     "pytest_tempoeval.__main__",
     "pytest_tempoeval.cli",
+    "pytest_tempoeval.compare_cli",
+    "pytest_tempoeval.compare_report",
     "pytest_tempoeval.failures",
     "pytest_tempoeval.focus_time",  # an alias of data.focus_time, for an import path docs showed
     "pytest_tempoeval.hooks",

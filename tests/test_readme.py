@@ -175,7 +175,7 @@ def trec_lines(rankings: dict[str, list[str]]) -> str:
 @pytest.fixture
 def command_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The files the shown ``tempoeval`` commands name, in the current folder: trec_eval's test
-    run and qrels, two equal runs of the worked example and its gold set, and the example gold
+    run and qrels, three equal runs of the worked example and its gold set, and the example gold
     sets under fixtures/gold/."""
     data = ROOT / "tests" / "data" / "trec_eval"
     shutil.copy(data / "results.test", tmp_path / "run.trec")
@@ -183,7 +183,7 @@ def command_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     gold = ROOT / "examples" / "gold"
     shutil.copy(gold / "mini_elections.yaml", tmp_path / "gold.yaml")
     run = trec_lines({"us-2020": ["us2020", "us2016"], "us-2016": ["us2016", "campaign"]})
-    for name in ("bm25.trec", "reranker.trec"):
+    for name in ("bm25.trec", "reranker.trec", "dense.trec"):
         (tmp_path / name).write_text(run, encoding="utf-8")
     shutil.copytree(gold, tmp_path / "fixtures" / "gold")
     monkeypatch.chdir(tmp_path)

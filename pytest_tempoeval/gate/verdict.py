@@ -2,8 +2,8 @@
 check ends in, and what a valid ``max_drop`` and ``alpha`` are.
 
 The pytest gate (:mod:`.baselines`), the session's Holm correction (``session.correct_gate``) and
-``tempoeval compare`` (``cli.py``) all decide with :func:`regressed`, so a drop that fails one
-fails them all.
+``tempoeval compare`` (``compare_cli.py``) all decide with :func:`regressed`, so a drop that fails
+one fails them all.
 """
 
 from __future__ import annotations

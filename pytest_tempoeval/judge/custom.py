@@ -115,6 +115,9 @@ class CachedJudge:
                     pass  # an unreadable cache is what a whole re-recording replaces
             else:
                 self._answers = _read_cache(self.path)
+        # What the file held when this judge read it: on saving, anything else the file holds was
+        # written since by another judge of the same cache (two providers in one test) and is kept.
+        self._loaded = dict(self._previous or self._answers)
         self._changed = False
         self._dry_run_counted: set[str] = set()  # prompts a dry run has counted, asked or held
         # read here, not bound as a default: a test may shorten the module's interval
@@ -144,12 +147,21 @@ class CachedJudge:
             return
         started = time.monotonic()
         kept = {} if complete else self._previous
-        merged = kept | self._answers
+        merged = self._written_by_others() | kept | self._answers
         answers = [merged[key] for key in sorted(merged)]
         text = json.dumps({"version": CACHE_VERSION, "answers": answers}, indent=1)
         write_atomically(self.path, text + "\n")
         self._changed = False
         self._clock.saved(started)
+
+    def _written_by_others(self) -> dict[str, dict[str, Any]]:
+        """The answers another judge of this cache saved since this one read it: paid for, so
+        never replaced. A file that cannot be read now holds nothing to keep."""
+        try:
+            current = _read_cache(self.path) if self.path.is_file() else {}
+        except JudgeCassetteError:
+            return {}
+        return {key: entry for key, entry in current.items() if self._loaded.get(key) != entry}
 
     # -- judging ----------------------------------------------------------------------------------
 

@@ -72,8 +72,16 @@ def score(
     (the same spec, :func:`.scoring.compute`), with the parameters as the functions spell them."""
     parsed = _parsed(measure)
     spec = parsed.family
-    values = {key: spec.param(key).value(word) for key, word in parsed.params}
-    k: Cutoff = ALL_RANKS if parsed.cutoff is None and spec.whole_ranking else parsed.cutoff
+    values: dict[str, object] = {key: spec.param(key).value(word) for key, word in parsed.params}
+    k: Cutoff
+    if spec.at is not None:  # "@" is a parameter (IPrec@0.5: the recall level), not a cutoff
+        if parsed.cutoff is None:
+            raise MetricError(f"measure {str(parsed)!r}: {spec.name} needs @{spec.at.name}")
+        values[spec.at.name], k = parsed.cutoff, None
+    elif isinstance(parsed.cutoff, float):
+        raise MetricError(f"measure {str(parsed)!r}: the cutoff after @ must be a whole number")
+    else:
+        k = ALL_RANKS if parsed.cutoff is None and spec.whole_ranking else parsed.cutoff
     return compute(spec, run, gold, k, strict, fail_on_excluded, judge=judge, empty=empty, **values)
 
 

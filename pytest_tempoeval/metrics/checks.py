@@ -95,8 +95,13 @@ policy = Policy()
 
 
 def record(check: Check) -> None:
+    """Hand ``check`` to the running test's recorder. With none (a test the plugin did not see
+    use the package, or no plugin at all), a failed comparison whose value was thrown away
+    raises here: nothing else would ever fail for it."""
     if active_recorders:
         active_recorders[-1](check)
+    elif check.unasserted:
+        raise AssertionError(check.unasserted)
 
 
 # -- judged calls a dry run stopped ----------------------------------------------------------------

@@ -7,6 +7,9 @@ docstring, and its body is one call into its measure's spec (:mod:`.specs`), sco
 :mod:`.scoring`. The call passes the arguments by name (``**locals()``: nothing runs before it),
 and :func:`.scoring.compute` refuses a name the spec does not declare;
 ``tests/metrics/test_specs.py`` checks that the signatures' defaults are the specs'.
+
+One module on purpose, though long: one short function per measure, each a signature, a docstring
+and one line; the public names are looked up here, and the exports name this one module.
 """
 
 from __future__ import annotations
@@ -222,6 +225,469 @@ def judged(
     return compute(SPEC["Judged"], **locals())
 
 
+# -- trec_eval: graded, sampled and user-model measures --------------------------------------------
+
+
+def inferred_average_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """infAP: average precision estimated from a judged sample of the pool, where a negative
+    grade marks a pooled document left unjudged; equals trec_eval's ``infAP`` (``k=None``: the
+    whole ranking)."""
+    return compute(SPEC["infAP"], **locals())
+
+
+def expected_reciprocal_rank(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """ERR@k: grade g (0-4) stops a cascade user with chance (2^g - 1) / 16; equals ir_measures'
+    ``ERR@k`` (``k=None``: the whole ranking)."""
+    return compute(SPEC["ERR"], **locals())
+
+
+def rank_biased_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    p: float = 0.8,
+    rel: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """RBP: (1 - p) * sum of gain_i * p^(i - 1). ``rel`` given: a grade >= rel gains 1
+    (ir_measures' ``RBP(rel=...)``); not given: graded, grade / the query's highest grade, and
+    with ``p=0.9`` trec_eval's ``rbp`` (``k=None``: the whole ranking)."""
+    return compute(SPEC["RBP"], **locals())
+
+
+def rbp_residual(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    p: float = 0.8,
+    empty: str = "exclude",
+) -> MetricResult:
+    """RBP's residual: how much RBP could still rise if the unjudged documents retrieved were
+    relevant, plus the weight past the end; with ``p=0.9`` trec_eval's ``rbp_resid``."""
+    return compute(SPEC["RBPResidual"], **locals())
+
+
+def ndcg_rel(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``ndcg_rel``: nDCG averaged over the ranks of the documents graded >= 1."""
+    return compute(SPEC["ndcg_rel"], **locals())
+
+
+def rndcg(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``Rndcg``: nDCG averaged over the ranks where the ideal gain changes."""
+    return compute(SPEC["Rndcg"], **locals())
+
+
+def binary_normalized_gain(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``binG``: mean over the relevant documents of 1 / log2(2 + the non-relevant
+    documents above it)."""
+    return compute(SPEC["binG"], **locals())
+
+
+def normalized_gain(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``G``: each document's gain discounted by how far the gain so far trails the
+    ideal ranking's, over the query's total gain."""
+    return compute(SPEC["G"], **locals())
+
+
+def unjudged(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """trec_eval's ``unj.k``: the unjudged documents of the top k (not in the gold set, or graded
+    negative) / k. ``k=None`` reads the default k, as ``judged`` does."""
+    return compute(SPEC["Unjudged"], **locals())
+
+
+# -- bare-statement assertions ---------------------------------------------------------------------
+# ``assert_temporal_ndcg(run, gold, k=10) >= 0.8`` needs no ``assert``: the comparison raises
+# AssertionError with the explanation when it does not hold, and returns True otherwise.
+
+
+# -- trec_eval: ranks, counts and sets -------------------------------------------------------------
+
+
+def r_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """R-precision: relevant documents in the top R / R, R the query's relevant documents (grade >=
+    ``rel``); trec_eval's ``Rprec``. It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["Rprec"], **locals())
+
+
+def r_precision_multiple(
+    run: RunLike,
+    gold: GoldLike,
+    mult: float,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Precision at ``mult`` x R, the cutoff int(mult x R + 0.9); trec_eval's ``Rprec_mult``
+    (``Rprec_mult_0.20``: mult=0.2). It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["Rprec_mult"], **locals())
+
+
+def bpref(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Bpref: for each relevant document retrieved, 1 - (judged non-relevant documents above it, at
+    most R) / min(judged non-relevant, R), summed and divided by R; unjudged documents are skipped.
+    trec_eval's ``bpref``. It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["Bpref"], **locals())
+
+
+def gm_bpref(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Bpref per query; the result is their geometric mean, each floored at 1e-5 (trec_eval's
+    ``gm_bpref``). It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["gm_bpref"], **locals())
+
+
+def gm_map(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """AP per query; the result is their geometric mean, each floored at 1e-5 (trec_eval's
+    ``gm_map``). It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["gm_map"], **locals())
+
+
+def interpolated_precision(
+    run: RunLike,
+    gold: GoldLike,
+    recall: float,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Interpolated precision at the recall level ``recall`` (in [0, 1]): the best precision at any
+    rank at or below the one where round(recall x R) relevant documents are retrieved; trec_eval's
+    ``iprec_at_recall`` (``iprec_at_recall_0.50``: recall=0.5). It reads the whole ranking: ``k``
+    must be None or ``"all"``."""
+    return compute(SPEC["IPrec"], **locals())
+
+
+def eleven_point_average(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """The mean interpolated precision at the recall levels 0, 0.1, ..., 1; trec_eval's
+    ``11pt_avg``. It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["11pt_avg"], **locals())
+
+
+def num_q(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """1 for every query scored: the result is their sum, the number of queries (trec_eval's
+    ``num_q``). Every query counts. It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["NumQ"], **locals())
+
+
+def num_ret(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """The documents each query retrieved; the result is their sum (trec_eval's ``num_ret``). Every
+    query counts. It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["NumRet"], **locals())
+
+
+def num_rel(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """The relevant documents (grade >= ``rel``) each query has; the result is their sum
+    (trec_eval's ``num_rel``). Every query counts. It reads the whole ranking: ``k`` must be None or
+    ``"all"``."""
+    return compute(SPEC["NumRel"], **locals())
+
+
+def num_rel_ret(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """The relevant documents (grade >= ``rel``) each query retrieved; the result is their sum
+    (trec_eval's ``num_rel_ret``). Every query counts. It reads the whole ranking: ``k`` must be
+    None or ``"all"``."""
+    return compute(SPEC["NumRelRet"], **locals())
+
+
+def num_nonrel_judged_ret(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """The judged non-relevant documents (grade 0 to ``rel`` - 1) each query retrieved; the result
+    is their sum (trec_eval's ``num_nonrel_judged_ret``). Every query counts. It reads the whole
+    ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["NumNonRelJudgedRet"], **locals())
+
+
+def set_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Relevant documents retrieved / documents retrieved, 0 when none is retrieved (trec_eval's
+    ``set_P``). It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["SetP"], **locals())
+
+
+def set_recall(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Relevant documents retrieved / the query's relevant documents (trec_eval's ``set_recall``).
+    It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["SetR"], **locals())
+
+
+def set_f(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    beta: float = 1.0,
+    empty: str = "exclude",
+) -> MetricResult:
+    """(beta + 1) P R / (beta P + R) of SetP and SetR, 0 when nothing relevant is retrieved
+    (trec_eval's ``set_F``; its parameter is ``beta`` itself, not squared). It reads the whole
+    ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["SetF"], **locals())
+
+
+def set_average_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """SetP x SetR, the unranked AP (trec_eval's ``set_map``). It reads the whole ranking: ``k``
+    must be None or ``"all"``."""
+    return compute(SPEC["SetAP"], **locals())
+
+
+def set_relative_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Relevant documents retrieved / min(documents retrieved, R) (trec_eval's ``set_relative_P``).
+    It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["SetRelP"], **locals())
+
+
+def relative_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """Relevant documents in the top k / min(k, R): P@k up to R, R@k past it (trec_eval's
+    ``relative_P.k``)."""
+    return compute(SPEC["RelP"], **locals())
+
+
+def utility(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    relevant_retrieved: float = 1.0,
+    nonrelevant_retrieved: float = -1.0,
+    relevant_missed: float = 0.0,
+    nonrelevant_missed: float = 0.0,
+    collection_size: int = 0,
+    empty: str = "exclude",
+) -> MetricResult:
+    """relevant_retrieved x (relevant retrieved) + nonrelevant_retrieved x (non-relevant retrieved)
+    + relevant_missed x (relevant not retrieved) + nonrelevant_missed x (collection_size - retrieved
+    - relevant not retrieved), trec_eval's ``utility`` (its -N is ``collection_size``). Every query
+    counts. It reads the whole ranking: ``k`` must be None or ``"all"``."""
+    return compute(SPEC["Utility"], **locals())
+
+
 # -- bare-statement assertions ---------------------------------------------------------------------
 # ``assert_temporal_ndcg(run, gold, k=10) >= 0.8`` needs no ``assert``: the comparison raises
 # AssertionError with the explanation when it does not hold, and returns True otherwise.
@@ -250,3 +716,31 @@ assert_mrr = _checked(mrr)
 assert_average_precision = _checked(average_precision)
 assert_success = _checked(success)
 assert_judged = _checked(judged)
+assert_inferred_average_precision = _checked(inferred_average_precision)
+assert_expected_reciprocal_rank = _checked(expected_reciprocal_rank)
+assert_rank_biased_precision = _checked(rank_biased_precision)
+assert_rbp_residual = _checked(rbp_residual)
+assert_ndcg_rel = _checked(ndcg_rel)
+assert_rndcg = _checked(rndcg)
+assert_binary_normalized_gain = _checked(binary_normalized_gain)
+assert_normalized_gain = _checked(normalized_gain)
+assert_unjudged = _checked(unjudged)
+assert_r_precision = _checked(r_precision)
+assert_r_precision_multiple = _checked(r_precision_multiple)
+assert_bpref = _checked(bpref)
+assert_gm_bpref = _checked(gm_bpref)
+assert_gm_map = _checked(gm_map)
+assert_interpolated_precision = _checked(interpolated_precision)
+assert_eleven_point_average = _checked(eleven_point_average)
+assert_num_q = _checked(num_q)
+assert_num_ret = _checked(num_ret)
+assert_num_rel = _checked(num_rel)
+assert_num_rel_ret = _checked(num_rel_ret)
+assert_num_nonrel_judged_ret = _checked(num_nonrel_judged_ret)
+assert_set_precision = _checked(set_precision)
+assert_set_recall = _checked(set_recall)
+assert_set_f = _checked(set_f)
+assert_set_average_precision = _checked(set_average_precision)
+assert_set_relative_precision = _checked(set_relative_precision)
+assert_relative_precision = _checked(relative_precision)
+assert_utility = _checked(utility)

@@ -3,6 +3,10 @@
 Inputs are ``gains[q, i]``: the relevance of the document at rank ``i + 1`` of query ``q`` (0 past
 the end of a short ranking), ``ideal[q, i]``: the best achievable relevances sorted descending, and
 ``n_relevant[q]``: how many relevant documents the query has. Every convention is stated here once.
+
+One module on purpose, though long: the kernels are the table of the measures' conventions, each
+next to its code, and specs name a kernel of this one module (``spec.kernel``); its sections
+(classic, trec_eval's graded and sampled, trec_eval's ranks, counts and sets) read top to bottom.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import math
 
 import numpy as np
 
+from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics import specs
 
 
@@ -139,3 +144,429 @@ def aggregate(values: np.ndarray, how: str) -> float:
         logs = np.log(np.maximum(values, GEOMETRIC_FLOOR))
         return math.exp(math.fsum(logs.tolist()) / values.size)
     return math.fsum(values.tolist()) / values.size
+
+
+# -- trec_eval: graded, sampled and user-model measures -------------------------------------------
+# These kernels read trec_eval's ranked list, ``grades[q, i]``: the grade (>= 0) of the document at
+# rank i + 1, NOT_JUDGED where the qrels lack it (or past the end of the ranking), POOLED_UNJUDGED
+# where the qrels give it a negative grade (a pool sample left unjudged, as infAP's qrels mark it),
+# and ``levels[q, g]``: how many documents query q judged at grade g >= 0 (trec_eval's
+# rel_levels). A grade's gain is the grade (trec_eval's default gains). A cutoff k cuts the ranking
+# at k, as trec_eval -M k does; the ideal ranking still comes from every judgment.
+
+# trec_eval's RELVALUE_NONPOOL and RELVALUE_UNJUDGED (form_res_rels.c).
+NOT_JUDGED, POOLED_UNJUDGED = -1, -2
+INFAP_EPSILON = 1e-5  # trec_eval's: keeps infAP's estimate defined with nothing judged above
+ERR_TOP_GRADE = 4  # ERR's gain is (2^grade - 1) / 2^4: ir_measures' (gdeval's) 0-4 scale
+
+
+def _ideal_grades(levels: np.ndarray, depth: int) -> np.ndarray:
+    """[nq, depth] each query's positive grades sorted descending, zeros after them: the ideal
+    ranking's gains. Counted, not sorted: the ideal gain at rank r is the highest grade g that
+    more than r documents reach (added as the steps between the grades judged anywhere)."""
+    at_least = np.cumsum(levels[:, ::-1], axis=1)[:, ::-1]  # judged at grade >= g
+    ranks = np.arange(depth)
+    ideal = np.zeros((levels.shape[0], depth))
+    below = 0
+    for grade in (np.flatnonzero(levels[:, 1:].any(axis=0)) + 1).tolist():
+        ideal += (grade - below) * (at_least[:, grade, None] > ranks)
+        below = grade
+    return ideal
+
+
+def _positive_judged(levels: np.ndarray) -> np.ndarray:
+    """[nq] how many documents each query judged at a grade >= 1."""
+    return levels[:, 1:].sum(axis=1)
+
+
+def _log2_ranks(depth: int) -> np.ndarray:
+    """log2(rank + 1) for ranks 1..depth: trec_eval divides each gain by it."""
+    return np.log2(np.arange(2, depth + 2, dtype=np.float64))
+
+
+def _powers(p: float, count: int) -> np.ndarray:
+    """1, p, p^2, ..., p^(count - 1), each the product of the one before and p, as trec_eval's
+    ``cur_p *= p`` computes them."""
+    return np.cumprod(np.concatenate(([1.0], np.full(max(count - 1, 0), p))))[:count]
+
+
+def inferred_average_precision(
+    grades: np.ndarray, relevant: np.ndarray, n_relevant: np.ndarray, k: int
+) -> np.ndarray:
+    """infAP (Yilmaz & Aslam; trec_eval ``infAP``): at each relevant document at rank j + 1, the
+    precision estimated from the documents above it, averaged over the query's relevant
+    documents. A document the qrels lack is non-relevant; one with a negative grade (in the
+    pool, unjudged) is assumed relevant in the proportion of the judged ones above it:
+
+        1 / (j + 1) + j / (j + 1) * (r + n + u) / j * (r + e) / (r + n + 2e)
+
+    with r relevant, n judged non-relevant and u pooled-but-unjudged documents above it, e =
+    1e-5; 1 at rank 1. 0 for a query with nothing relevant."""
+    top, hit = grades[:, :k], relevant[:, :k]
+    rows, cols = np.nonzero(hit)  # the estimate is needed at the relevant ranks only
+    above_relevant = np.cumsum(hit, axis=1)[rows, cols] - 1.0
+    above_nonrelevant = np.cumsum((top >= 0) & ~hit, axis=1)[rows, cols].astype(np.float64)
+    above_pooled = np.cumsum(top == POOLED_UNJUDGED, axis=1)[rows, cols].astype(np.float64)
+    j = cols.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = 1.0 / (j + 1.0) + (j / (j + 1.0)) * (
+            (above_relevant + above_nonrelevant + above_pooled) / j
+        ) * (
+            (above_relevant + INFAP_EPSILON)
+            / (above_relevant + above_nonrelevant + 2 * INFAP_EPSILON)
+        )
+    estimate[cols == 0] = 1.0
+    total = np.bincount(rows, weights=estimate, minlength=top.shape[0])
+    return np.where(n_relevant > 0, total / np.maximum(n_relevant, 1), 0.0)
+
+
+def expected_reciprocal_rank(
+    gains: np.ndarray, levels: np.ndarray, query_ids: tuple[str, ...], k: int
+) -> np.ndarray:
+    """ERR@k (Chapelle et al.; ir_measures' ``ERR``, computed by gdeval): sum over ranks i <= k of
+    R_i / i times the chance the user went on past every document above, prod (1 - R_j), with
+    R = (2^grade - 1) / 2^4: ir_measures' gain, on its 0-4 scale. A grade above 4 would make R
+    greater than 1, so it is an error; a negative grade gains what 0 does."""
+    if levels.shape[1] > ERR_TOP_GRADE + 1:
+        above = levels[:, ERR_TOP_GRADE + 1 :]
+        query = int(np.flatnonzero(above.any(axis=1))[0])
+        grade = ERR_TOP_GRADE + 1 + int(np.flatnonzero(above[query])[-1])
+        raise MetricError(
+            f"ERR's gain is (2^grade - 1) / 2^{ERR_TOP_GRADE} (ir_measures' and gdeval's), for "
+            f"grades 0 to {ERR_TOP_GRADE}: query {query_ids[query]!r} has a document graded "
+            f"{grade}; map the grades onto 0-{ERR_TOP_GRADE} first"
+        )
+    stop = (np.exp2(gains[:, :k]) - 1.0) / 2.0**ERR_TOP_GRADE
+    went_on = np.cumprod(1.0 - stop, axis=1)
+    reached = np.concatenate((np.ones((stop.shape[0], 1)), went_on[:, :-1]), axis=1)
+    ranks = np.arange(1, stop.shape[1] + 1, dtype=np.float64)
+    return (stop * reached / ranks).sum(axis=1)
+
+
+def rank_biased_precision(
+    grades: np.ndarray, levels: np.ndarray, k: int, p: float, rel: int | None
+) -> np.ndarray:
+    """RBP (Moffat & Zobel): (1 - p) * sum over ranks i of gain_i * p^(i - 1), a user who goes on
+    to the next document with probability p. With ``rel``, the gain is 1 for a grade >= rel, else
+    0 (ir_measures' ``RBP(rel=...)``). Without it, graded as trec_eval's ``rbp``: the gain is the
+    grade divided by the query's highest judged grade when that is above 1 (trec_eval scales the
+    gains into [0, 1]; its m_rbp.c reads that scale's min and max uninitialised, and its printed
+    values are this scale's). Unjudged documents gain 0."""
+    top = grades[:, :k]
+    if rel is not None:
+        gain = (top >= rel).astype(np.float64)
+    else:
+        highest = np.where(levels > 0, np.arange(levels.shape[1]), 0).max(axis=1, initial=0)
+        gain = np.maximum(top, 0) / np.maximum(highest, 1)[:, None]
+    return (1.0 - p) * (gain @ _powers(p, top.shape[1]))
+
+
+def rbp_residual(grades: np.ndarray, retrieved: np.ndarray, k: int, p: float) -> np.ndarray:
+    """RBP's residual (trec_eval ``rbp_resid``): how much RBP could still rise if every unjudged
+    retrieved document (not in the qrels, or graded negative) had gain 1, plus the weight past
+    the end of the ranking: (1 - p) * sum over unjudged ranks i of p^(i - 1) + p^(retrieved).
+    As trec_eval, 0 when no retrieved document is unjudged (its tail weight is left out then)."""
+    top, shown = grades[:, :k], retrieved[:, :k]
+    unjudged = shown & (top < 0)
+    powers = _powers(p, top.shape[1] + 1)
+    tail = powers[shown.sum(axis=1)]
+    residual = tail + (1.0 - p) * (unjudged @ powers[:-1])
+    return np.where(unjudged.any(axis=1), residual, 0.0)
+
+
+def unjudged_share(grades: np.ndarray, retrieved: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """unj@k (trec_eval ``unj``): the documents of the top k that are not judged (not in the
+    qrels, or graded negative) / k. Always divides by k: past the end of a shorter ranking the
+    missing documents count as judged. Without a cutoff: unjudged / retrieved (0 when nothing
+    was retrieved)."""
+    top, shown = (
+        (grades, retrieved) if cutoff is None else (grades[:, :cutoff], retrieved[:, :cutoff])
+    )
+    unjudged = (shown & (top < 0)).sum(axis=1)
+    if cutoff is None:
+        return unjudged / np.maximum(shown.sum(axis=1), 1)
+    return unjudged / cutoff
+
+
+def binary_normalized_gain(relevant: np.ndarray, n_relevant: np.ndarray, k: int) -> np.ndarray:
+    """binG (trec_eval ``binG``): over the query's relevant documents, the mean of 1 / log2(2 +
+    the non-relevant documents retrieved above it) (0 for one not retrieved)."""
+    hit = relevant[:, :k]
+    nonrelevant_above = np.arange(hit.shape[1]) + 1 - np.cumsum(hit, axis=1)
+    terms = np.where(hit, 1.0 / np.log2(2.0 + nonrelevant_above), 0.0)
+    return np.where(n_relevant > 0, terms.sum(axis=1) / np.maximum(n_relevant, 1), 0.0)
+
+
+def normalized_gain(
+    grades: np.ndarray, levels: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """G (trec_eval ``G``): each retrieved document's gain / log2(2 + cost_i - gained_i), summed
+    and divided by the query's total gain; gained_i is the gain of the ranks up to i, cost_i the
+    ideal ranking's, each of its ranks costing at least 1. The mask: queries with nothing to gain
+    (no grade >= 1)."""
+    gain = np.maximum(grades[:, :k], 0).astype(np.float64)
+    cost = np.cumsum(np.maximum(_ideal_grades(levels, gain.shape[1]), 1.0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        terms = gain / np.log2(2.0 + cost - np.cumsum(gain, axis=1))
+    total = levels @ np.arange(levels.shape[1], dtype=np.float64)
+    gained = np.where(gain != 0, terms, 0.0).sum(axis=1)
+    counted = total > 0
+    return np.where(counted, gained / np.where(counted, total, 1.0), 0.0), ~counted
+
+
+def _dcg_curves(
+    grades: np.ndarray, levels: np.ndarray, k: int, extra: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Gains of the ranking, ideal gains, and DCG@b and IDCG@b for b = 0..width (width: the
+    ranking's or the ideal ranking's length, whichever is longer, plus ``extra``)."""
+    gain = np.maximum(grades[:, :k], 0).astype(np.float64)
+    width = max(gain.shape[1], int(_positive_judged(levels).max(initial=0))) + extra
+    gain = np.pad(gain, ((0, 0), (0, width - gain.shape[1])))
+    ideal = _ideal_grades(levels, width)
+    logs = _log2_ranks(width)
+    zero = np.zeros((gain.shape[0], 1))
+    dcg = np.concatenate((zero, np.cumsum(gain / logs, axis=1)), axis=1)
+    idcg = np.concatenate((zero, np.cumsum(ideal / logs, axis=1)), axis=1)
+    return gain, ideal, dcg, idcg
+
+
+def ndcg_rel(grades: np.ndarray, levels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """ndcg_rel (trec_eval ``ndcg_rel``): nDCG averaged over the query's documents with a grade
+    >= 1: at the rank of each one retrieved, nDCG at that rank (its IDCG from every judgment); for
+    each one not retrieved, nDCG of the whole ranking. The mask: queries with no grade >= 1."""
+    gain, _, dcg, idcg = _dcg_curves(grades, levels, k)
+    positive = _positive_judged(levels)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        at_relevant = np.where(gain > 0, dcg[:, 1:] / idcg[:, 1:], 0.0).sum(axis=1)
+        missed = (positive - (gain > 0).sum(axis=1)) * dcg[:, -1] / idcg[:, -1]
+        total = at_relevant + missed
+        scores = np.where(total > 0, total / positive, 0.0)  # a NaN total (IDCG 0) is 0
+    return scores, positive == 0
+
+
+def rndcg(
+    grades: np.ndarray,
+    retrieved: np.ndarray,
+    levels: np.ndarray,
+    n_relevant: np.ndarray,
+    k: int,
+) -> np.ndarray:
+    """Rndcg (trec_eval ``Rndcg``): nDCG averaged over the ranks b where the ideal gain changes
+    (the R levels: after the documents of each grade, highest first), DCG@b / IDCG@b, and, when
+    the ranking is 2 or more longer than the query's positive judgments P, DCG of the whole ranking
+    / IDCG@P as well (trec_eval's rule, one longer does not add it). 0 for a query with nothing
+    at grade >= rel."""
+    _, ideal, dcg, idcg = _dcg_curves(grades, levels, k, extra=1)
+    changes = (ideal[:, 1:] != ideal[:, :-1]) & (ideal[:, :-1] > 0)  # at b = 1..width-1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        at_changes = np.where(changes, dcg[:, 1:-1] / idcg[:, 1:-1], 0.0).sum(axis=1)
+        whole = dcg[:, -1] / idcg[:, -1]
+    length = retrieved[:, :k].sum(axis=1)
+    longer = length >= _positive_judged(levels) + 2
+    points = changes.sum(axis=1) + longer
+    total = at_changes + np.where(longer, whole, 0.0)
+    counted = (n_relevant > 0) & (points > 0)
+    return np.where(counted, total / np.maximum(points, 1), 0.0)
+
+
+# -- trec_eval: ranks, counts and sets -------------------------------------------------------------
+# Each kernel below is trec_eval 10's m_<name>.c for one query's ranked list (form_res_rels.c):
+# ``relevant`` is grade >= rel, ``grades`` the list trec_eval builds (a grade >= 0, -1 not in the
+# qrels, -2 a negative grade: "in the pool, unjudged"), ``n_relevant`` its num_rel, ``retrieved``
+# the ranks the ranking reaches (num_ret); ranks past the end are neither retrieved nor relevant.
+# A query with nothing relevant gets what trec_eval gives it, or NaN where trec_eval's 0 is a
+# division by 0: scoring leaves such a query out (empty="exclude") or scores it 0 (empty="zero").
+
+
+def _relevant_in_top(relevant: np.ndarray, cutoffs: np.ndarray) -> np.ndarray:
+    """[nq] relevant documents in each query's top ``cutoffs[q]`` ranks (0 for a cutoff <= 0)."""
+    if relevant.shape[1] == 0:
+        return np.zeros(relevant.shape[0], dtype=np.int64)
+    hits = np.cumsum(relevant, axis=1)
+    last = np.minimum(cutoffs, relevant.shape[1]) - 1
+    found = np.take_along_axis(hits, np.maximum(last, 0)[:, None], axis=1)[:, 0]
+    return np.where(last >= 0, found, 0)
+
+
+def r_precision(relevant: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """Rprec = relevant documents in the top R / R, where R is the query's relevant documents
+    (trec_eval ``Rprec``). It is also the recall at R."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _relevant_in_top(relevant, n_relevant) / n_relevant
+
+
+def r_precision_multiple(relevant: np.ndarray, n_relevant: np.ndarray, mult: float) -> np.ndarray:
+    """Rprec_mult = P@c with c = int(mult x R + 0.9), trec_eval's rounding of the cutoff
+    (``Rprec_mult_0.20``: mult 0.2); 0 when c is 0."""
+    cutoffs = np.floor(mult * n_relevant + 0.9).astype(np.int64)
+    found = _relevant_in_top(relevant, cutoffs)
+    return np.where(cutoffs > 0, found / np.maximum(cutoffs, 1), 0.0)
+
+
+def bpref(
+    grades: np.ndarray, relevant: np.ndarray, n_relevant: np.ndarray, levels: np.ndarray
+) -> np.ndarray:
+    """Bpref = (1/R) x sum over the relevant documents retrieved of 1 - min(n, R) / min(N, R),
+    where n is the judged non-relevant documents ranked above it and N all the query's judged
+    non-relevant documents (grade 0 to rel - 1); a term is 1 when n is 0 (trec_eval ``bpref``).
+    Unjudged documents (not in the qrels, or a negative grade) are skipped."""
+    nonrelevant = (grades >= 0) & ~relevant
+    above = np.cumsum(nonrelevant, axis=1)  # at a relevant rank: the non-relevant ones above it
+    query, rank = np.nonzero(relevant)  # row by row, in rank order
+    seen = above[query, rank]
+    cap = n_relevant[query]
+    judged_nonrelevant = (levels.sum(axis=1) - n_relevant)[query]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        penalty = np.minimum(seen, cap) / np.minimum(judged_nonrelevant, cap)
+    terms = np.where(seen > 0, 1.0 - penalty, 1.0)
+    # bincount adds each query's terms in the order given, rank order, as trec_eval adds them
+    total = np.bincount(query, weights=terms, minlength=relevant.shape[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / n_relevant
+
+
+# trec_eval's recall levels of 11pt_avg (and of iprec_at_recall's default output)
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _interpolation(relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """[nq, depth] relevant documents in the top i + 1, and the best precision at rank i + 1 or any
+    lower one (past a ranking's end the precision only falls, so the padding changes no best)."""
+    hits = np.cumsum(relevant, axis=1)
+    precision_at = hits / np.arange(1, relevant.shape[1] + 1)
+    return hits, np.maximum.accumulate(precision_at[:, ::-1], axis=1)[:, ::-1]
+
+
+def _interpolated(
+    hits: np.ndarray, best_below: np.ndarray, n_relevant: np.ndarray, level: float
+) -> np.ndarray:
+    """[nq] the interpolated precision at one recall level: the best precision at any rank at or
+    below the one where c relevant documents are retrieved, c = round(level x R) (half away from
+    0, as trec_eval 10's lround); 0 when fewer than c are retrieved. c = 0 reads as c = 1."""
+    if hits.shape[1] == 0:
+        return np.zeros(hits.shape[0])
+    exact = level * n_relevant
+    whole = np.floor(exact)
+    wanted = np.maximum(np.where(exact - whole >= 0.5, whole + 1, whole).astype(np.int64), 1)
+    rank = np.argmax(hits >= wanted[:, None], axis=1)
+    best = np.take_along_axis(best_below, rank[:, None], axis=1)[:, 0]
+    return np.where(wanted <= hits[:, -1], best, 0.0)
+
+
+def interpolated_precision(
+    relevant: np.ndarray, n_relevant: np.ndarray, recall: float
+) -> np.ndarray:
+    """IPrec@r: the interpolated precision at recall level r (trec_eval ``iprec_at_recall``)."""
+    return _interpolated(*_interpolation(relevant), n_relevant, recall)
+
+
+def eleven_point_average(relevant: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """11pt_avg = the mean of IPrec at the recall levels 0, 0.1, ..., 1 (trec_eval ``11pt_avg``),
+    summed from level 1 down, as trec_eval adds them."""
+    hits, best_below = _interpolation(relevant)
+    total = np.zeros(relevant.shape[0])
+    for level in reversed(ELEVEN_POINTS):
+        total = total + _interpolated(hits, best_below, n_relevant, level)
+    return total / len(ELEVEN_POINTS)
+
+
+def num_q(n_relevant: np.ndarray) -> np.ndarray:
+    """1 for every query (trec_eval ``num_q``: its sum is the number of queries)."""
+    return np.ones(n_relevant.shape[0], dtype=np.int64)
+
+
+def num_ret(retrieved: np.ndarray) -> np.ndarray:
+    """The documents retrieved (trec_eval ``num_ret``)."""
+    return retrieved.sum(axis=1, dtype=np.int64)
+
+
+def num_rel(n_relevant: np.ndarray) -> np.ndarray:
+    """The relevant documents judged, grade >= rel (trec_eval ``num_rel``)."""
+    return n_relevant.astype(np.int64)
+
+
+def num_rel_ret(relevant: np.ndarray) -> np.ndarray:
+    """The relevant documents retrieved (trec_eval ``num_rel_ret``)."""
+    return relevant.sum(axis=1, dtype=np.int64)
+
+
+def num_nonrel_judged_ret(grades: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """The judged non-relevant documents retrieved, grade 0 to rel - 1 (trec_eval
+    ``num_nonrel_judged_ret``): neither unjudged documents nor negative grades count."""
+    return ((grades >= 0) & ~relevant).sum(axis=1, dtype=np.int64)
+
+
+def set_precision(relevant: np.ndarray, retrieved: np.ndarray) -> np.ndarray:
+    """SetP = relevant retrieved / retrieved, 0 when nothing is retrieved (trec_eval ``set_P``).
+    Unlike P@k it does not pad a short ranking."""
+    found, size = relevant.sum(axis=1), retrieved.sum(axis=1)
+    return np.where(size > 0, found / np.maximum(size, 1), 0.0)
+
+
+def set_recall(relevant: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """SetR = relevant retrieved / R (trec_eval ``set_recall``)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return relevant.sum(axis=1) / n_relevant
+
+
+def set_f(
+    relevant: np.ndarray, retrieved: np.ndarray, n_relevant: np.ndarray, beta: float
+) -> np.ndarray:
+    """SetF = (beta + 1) P R / (beta P + R) of SetP and SetR, 0 when nothing relevant is
+    retrieved (trec_eval ``set_F``: its parameter is beta itself, not beta squared)."""
+    found = relevant.sum(axis=1)
+    some = found > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = found / np.maximum(retrieved.sum(axis=1), 1)
+        r = found / n_relevant
+        return np.where(some, (beta + 1.0) * p * r / (beta * p + r), 0.0)
+
+
+def set_average_precision(
+    relevant: np.ndarray, retrieved: np.ndarray, n_relevant: np.ndarray
+) -> np.ndarray:
+    """SetAP = relevant retrieved^2 / (retrieved x R) = SetP x SetR, 0 when nothing is retrieved
+    (trec_eval ``set_map``)."""
+    found = relevant.sum(axis=1).astype(np.float64)
+    size = retrieved.sum(axis=1).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(size > 0, found * found / (size * n_relevant), 0.0)
+
+
+def set_relative_precision(
+    relevant: np.ndarray, retrieved: np.ndarray, n_relevant: np.ndarray
+) -> np.ndarray:
+    """SetRelP = relevant retrieved / min(retrieved, R), 0 when nothing is retrieved (trec_eval
+    ``set_relative_P``)."""
+    found, size = relevant.sum(axis=1), retrieved.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(size > 0, found / np.minimum(size, n_relevant), 0.0)
+
+
+def relative_precision(relevant: np.ndarray, n_relevant: np.ndarray, k: int) -> np.ndarray:
+    """RelP@k = relevant documents in the top k / min(k, R): precision up to R, recall past it
+    (trec_eval ``relative_P``)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return relevant[:, :k].sum(axis=1) / np.minimum(k, n_relevant)
+
+
+def utility(
+    relevant: np.ndarray,
+    retrieved: np.ndarray,
+    n_relevant: np.ndarray,
+    relevant_retrieved: float,
+    nonrelevant_retrieved: float,
+    relevant_missed: float,
+    nonrelevant_missed: float,
+    collection_size: int,
+) -> np.ndarray:
+    """Utility = a x relevant retrieved + b x non-relevant retrieved + c x relevant missed +
+    d x non-relevant missed, the last counted as collection_size + relevant retrieved - retrieved
+    - R (trec_eval ``utility``, with -N collection_size). A query with nothing relevant counts."""
+    found, size = relevant.sum(axis=1), retrieved.sum(axis=1)
+    return (
+        relevant_retrieved * found
+        + nonrelevant_retrieved * (size - found)
+        + relevant_missed * (n_relevant - found)
+        + nonrelevant_missed * (collection_size + found - size - n_relevant)
+    )

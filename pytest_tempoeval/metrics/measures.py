@@ -6,7 +6,9 @@ Grammar::
     measure   := name [ "(" param ("," param)* ")" ] [ "@" cutoff ]
     param     := key "=" value          (value: an integer, a number, true/false, or a word,
                                          optionally quoted: dcg='exp-log2')
-    cutoff    := a positive integer
+    cutoff    := a positive integer; for IPrec and Rprec_mult, the parameter "@" sets instead (a
+                 number: IPrec@0.5 is the recall level 0.5); none for the measures that read the
+                 whole ranking (Rprec, Bpref, NumRet, SetP, ...)
 
 A :class:`Measure` prints in one canonical form: parameters at their default are left out, the
 rest sorted by key. ``str(parse_measure(text))`` parses back to the same measure. This module only
@@ -38,25 +40,42 @@ _FROM_TREC_EVAL = {
     **{spec.trec_eval: spec.name for spec in SPECS if spec.trec_eval},
     **{spec.trec_eval_whole: spec.name for spec in SPECS if spec.trec_eval_whole},
 }
-_CUT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval)
+_CUT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval and not spec.at)
+_AT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval and spec.at)
 _WHOLE_NAMES = "|".join(spec.trec_eval_whole for spec in SPECS if spec.trec_eval_whole)
+# trec_eval's names that stand for parameters of their own (rbp: p=0.9): written with others,
+# which defaults would the rest take? The measure's own name says it.
+_TREC_EVAL_WITH_PARAMS = {
+    name: spec
+    for spec in SPECS
+    if spec.trec_eval_params
+    for name in (spec.trec_eval, spec.trec_eval_whole)
+    if name
+}
 _TREC_EVAL_NAME = re.compile(
     rf"(?P<name>{_CUT_NAMES})[_.](?P<cutoff>\d+)|(?P<whole>{_WHOLE_NAMES})"
+    rf"|(?P<at_name>{_AT_NAMES})[_.](?P<at>\d*\.?\d+)"
 )
 
 
 def trec_eval_name(measure: Measure) -> str | None:
-    """trec_eval's name for a measure it has at its default parameters (``P_5``), else None."""
-    if measure.params:
-        return None
+    """trec_eval's name for a measure it has at its default parameters (``P_5``,
+    ``iprec_at_recall_0.50``; ``rbp`` for ``RBP(p=0.9)``, trec_eval's default p), else None."""
     spec = measure.family
+    if measure.params != _trec_eval_measure(spec.name, None).params:
+        return None
+    if spec.at is not None:  # trec_eval prints the value with "%3.2f": only 2 decimals name it
+        level = None if measure.cutoff is None else f"{measure.cutoff:.2f}"
+        exact = level is not None and float(level) == measure.cutoff
+        return f"{spec.trec_eval}_{level}" if spec.trec_eval and exact else None
     if measure.cutoff is None:
         return spec.trec_eval_whole
     return f"{spec.trec_eval}_{measure.cutoff}" if spec.trec_eval else None
 
 
+# A name starts with a letter or a digit (11pt_avg).
 _MEASURE = re.compile(
-    r"\s*(?P<name>[A-Za-z][\w-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*"
+    r"\s*(?P<name>[A-Za-z0-9][\w-]*)\s*(?:\((?P<params>[^()]*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*"
 )
 
 
@@ -66,43 +85,57 @@ class Measure:
 
     name: str
     params: tuple[tuple[str, ParamValue], ...] = ()
-    cutoff: int | None = None
+    cutoff: int | float | None = None  # a float for IPrec@0.5 (its spec's ``at`` parameter)
 
     @property
     def family(self) -> Family:
         return FAMILIES[self.name]
 
-    def param(self, key: str) -> ParamValue:
-        """The parameter's value, or its default."""
+    def param(self, key: str) -> ParamValue | None:
+        """The parameter's value, or its default (None: not given)."""
         return dict(self.params).get(key, self.family.params[key])
 
     def __str__(self) -> str:
         text = self.name
         if self.params:
             text += "(" + ",".join(f"{key}={_format(value)}" for key, value in self.params) + ")"
-        return text if self.cutoff is None else f"{text}@{self.cutoff}"
+        return text if self.cutoff is None else f"{text}@{_format(self.cutoff)}"
 
 
-def measure_of(name: str, cutoff: int | None, **params: ParamValue) -> Measure:
-    """The measure a metric function computed: ``measure_of("P", 5, rel=2)``."""
+def measure_of(name: str, cutoff: float | None, **params: ParamValue | None) -> Measure:
+    """The measure a metric function computed: ``measure_of("P", 5, rel=2)``. A parameter at
+    its default, or not given (None), is left out."""
     family = FAMILIES[name]
     kept = tuple(
-        sorted((key, value) for key, value in params.items() if value != family.params[key])
+        sorted(
+            (key, value)
+            for key, value in params.items()
+            if value is not None and value != family.params[key]
+        )
     )
     return Measure(name, kept, cutoff)
+
+
+def _trec_eval_measure(name: str, cutoff: float | None) -> Measure:
+    """The measure a trec_eval name stands for: its spec at trec_eval's parameters."""
+    return measure_of(name, cutoff, **FAMILIES[name].trec_eval_params)
 
 
 def parse_measure(text: str) -> Measure:
     """Read a measure name; a :class:`MetricError` says what is wrong and what was meant.
 
-    trec_eval's names are read too: ``P_5``, ``ndcg_cut_10``, ``map``, ``recip_rank``."""
+    trec_eval's names are read too, as it prints them: ``P_5``, ``ndcg_cut_10``, ``map``,
+    ``recip_rank``, ``iprec_at_recall_0.50``."""
     if not isinstance(text, str):
         raise MetricError(f"a measure is a string such as 'nDCG@10', got {type(text).__name__}")
     trec = _TREC_EVAL_NAME.fullmatch(text.strip())
     if trec is not None:
         if trec.group("whole"):
-            return Measure(_FROM_TREC_EVAL[trec.group("whole")])
-        return Measure(_FROM_TREC_EVAL[trec.group("name")], (), int(trec.group("cutoff")))
+            return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("whole")], None)
+        if trec.group("at_name"):
+            family = FAMILIES[_FROM_TREC_EVAL[trec.group("at_name")]]
+            return _trec_eval_measure(family.name, _cutoff(trec.group("at"), text, family))
+        return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("name")], int(trec.group("cutoff")))
     _refuse_parameters_after_cutoff(text)
     match = _MEASURE.fullmatch(text)
     if match is None:
@@ -110,15 +143,22 @@ def parse_measure(text: str) -> Measure:
             f"cannot read measure {text!r}: expected NAME, NAME@k or NAME(key=value,...)@k, "
             "e.g. 'nDCG@10', 'P(rel=2)@5', 'T-nDCG(mode=llm)@10'"
         )
+    trec_name = _TREC_EVAL_WITH_PARAMS.get(match.group("name"))
+    if trec_name is not None:
+        stands_for = _trec_eval_measure(trec_name.name, None)
+        raise MetricError(
+            f"measure {text!r}: {match.group('name')} is trec_eval's name for {stands_for} and "
+            f"takes no parameters or cutoff; write {trec_name.name}(key=value,...)@k"
+        )
     family = _family(match.group("name"), text)
     params = _params(match.group("params"), family, text)
-    cutoff = _cutoff(match.group("cutoff"), text)
+    cutoff = _cutoff(match.group("cutoff"), text, family)
     return measure_of(family.name, cutoff, **params)
 
 
 # ``P@5(rel=2)``: parameters written after the cutoff (maybe some before it too).
 _PARAMS_AFTER_CUTOFF = re.compile(
-    r"\s*(?P<name>[A-Za-z][\w-]*)\s*(?:\((?P<before>[^()]*)\))?\s*@\s*(?P<cutoff>\d+)"
+    r"\s*(?P<name>[A-Za-z0-9][\w-]*)\s*(?:\((?P<before>[^()]*)\))?\s*@\s*(?P<cutoff>\d*\.?\d+)"
     r"\s*\((?P<after>[^()]*)\)\s*"
 )
 
@@ -198,9 +238,23 @@ def _value(param: Param, raw: str, text: str) -> ParamValue:
     return value
 
 
-def _cutoff(raw: str | None, text: str) -> int | None:
+def _cutoff(raw: str | None, text: str, family: Family) -> int | float | None:
+    if family.at is not None:  # IPrec@0.5: "@" gives a parameter, which every name gives
+        if raw is None:
+            raise MetricError(
+                f"measure {text!r}: {family.name} needs its {family.at.name} after @ "
+                f"({family.at.description})"
+            )
+        value = _value(family.at, raw, text)
+        assert isinstance(value, (int, float))  # a number parameter (its type is float)
+        return value
     if raw is None:
         return None
+    if not family.rank_cutoff:
+        raise MetricError(
+            f"measure {text!r}: {family.name} reads the whole ranking and takes no cutoff; "
+            f"write {family.name} without @"
+        )
     if not raw.isdigit() or int(raw) < 1:
         raise MetricError(f"measure {text!r}: the cutoff after @ must be a positive integer")
     return int(raw)

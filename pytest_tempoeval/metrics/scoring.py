@@ -71,6 +71,11 @@ def compute(
     relevant gets (:class:`~.specs.Empty`): left out and named, or scored 0 as trec_eval does."""
     empty = Empty(check_choice("empty", empty, tuple(Empty), MetricError))
     values = spec.arguments(given)  # TypeError for a name the spec does not declare
+    if not spec.rank_cutoff and k not in (None, ALL_RANKS):
+        raise MetricError(
+            f"{spec.name} reads the whole ranking and takes no cutoff: k must be None or 'all', "
+            f"got {k!r}"
+        )
     mode = Mode(str(values.get("mode", Mode.GOLD)))
     scoring = _deepened(spec, inputs(run, gold, k, strict, fail_on_excluded, spec), k, values)
     relevance = _relevance(spec, scoring, mode, judge, values, strict)
@@ -82,7 +87,9 @@ def compute(
         excluded.setdefault(position, NO_RELEVANT_REASON[mode])
     if empty == Empty.ZERO:
         scores, excluded = _zero_empty(scores, excluded, mode)
-    measure = str(measure_of(spec.name, scoring.k, **spec.measure_params(values)))
+    at = values[spec.at.name] if spec.at is not None else None
+    cutoff = scoring.k if at is None else float(at)
+    measure = str(measure_of(spec.name, cutoff, **spec.measure_params(values)))
     return _package(spec, measure, relevance, scoring, mode, scores, excluded)
 
 
@@ -92,6 +99,8 @@ def _zero_empty(
     """trec_eval's rule: a query with nothing relevant scores 0 (its denominator is 0) and counts.
     Queries left out for another reason (no focus time, no text for the judge) stay out."""
     empty = [position for position, why in excluded.items() if why == NO_RELEVANT_REASON[mode]]
+    if not empty:  # the scores as the kernel gave them: counts stay integers
+        return scores, excluded
     scores = scores.astype(np.float64, copy=True)
     scores[empty] = 0.0
     return scores, {position: why for position, why in excluded.items() if position not in empty}
@@ -143,7 +152,7 @@ def inputs(
 
 
 def _deepened(
-    spec: MeasureSpec, scoring: Scoring, k: object, values: Mapping[str, ParamValue]
+    spec: MeasureSpec, scoring: Scoring, k: object, values: Mapping[str, ParamValue | None]
 ) -> Scoring:
     """The ranks read past k: with ``judged_only`` unjudged documents make room for others (as
     trec_eval -J), and ``k="all"`` reads as deep as the ideal ranking of every judgment."""
@@ -179,7 +188,7 @@ def _relevance(
     scoring: Scoring,
     mode: Mode,
     judge: Judge | None,
-    values: Mapping[str, ParamValue],
+    values: Mapping[str, ParamValue | None],
     strict: bool,
 ) -> Relevance:
     """Relevance for the mode. A spec that ``needs_ideal`` gets every known document's relevance
@@ -187,24 +196,26 @@ def _relevance(
     verdict instead of the 0-4 grade."""
     run, gold, depth = scoring.run, scoring.gold, scoring.depth
     if mode == Mode.GOLD:
+        rel = values.get("rel")  # RBP without rel is graded: relevant is then a grade >= 1
         return gold_relevance(
             run,
             gold,
             depth,
-            int(values.get("rel", 1)),
+            1 if rel is None else int(rel),
             need_ideal=spec.needs_ideal,
             first_relevant_only=spec.first_relevant_only,
         )
     if mode == Mode.LLM:
         return llm_relevance(run, gold, depth, judge, graded=not spec.binary, strict=strict)
-    threshold = float(values.get("threshold", 0.0))
+    threshold = float(values.get("threshold") or 0.0)
     return focus_time_relevance(run, gold, depth, threshold, strict, pool=spec.needs_ideal)
 
 
 # What a kernel's parameter gets, by its name (metrics/kernels.py: every kernel names its inputs
 # so). ``k``: the ranks scored. ``gains``/``ideal``: the graded relevance through the spec's gain.
+# Any other parameter of a kernel is one of its spec's parameters, passed as the call gave it.
 Graded = Callable[[], tuple[np.ndarray, np.ndarray]]
-_KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], np.ndarray | int]] = {
+_KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], object]] = {
     "relevant": lambda relevance, scoring, graded: relevance.relevant,
     "n_relevant": lambda relevance, scoring, graded: relevance.n_relevant,
     "first_relevant": lambda relevance, scoring, graded: relevance.first_relevant_ranks(),
@@ -213,6 +224,8 @@ _KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], np.ndarray | in
     "gains": lambda relevance, scoring, graded: graded()[0],
     "ideal": lambda relevance, scoring, graded: graded()[1],
     "k": lambda relevance, scoring, graded: scoring.k or scoring.depth,
+    "cutoff": lambda relevance, scoring, graded: scoring.k,  # None: the whole ranking
+    "query_ids": lambda relevance, scoring, graded: relevance.query_ids,  # to name one in errors
     "grades": lambda relevance, scoring, graded: trec_grades(relevance),
     "levels": lambda relevance, scoring, graded: grade_levels(scoring.gold),
 }
@@ -220,8 +233,8 @@ _KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], np.ndarray | in
 
 # trec_eval's codes for a retrieved document without a grade (its RELVALUE_NONPOOL and
 # RELVALUE_UNJUDGED): not in the qrels, and in the qrels with a negative grade (a pool sample
-# left unjudged, as infAP's qrels mark it).
-NOT_JUDGED, POOLED_UNJUDGED = -1, -2
+# left unjudged, as infAP's qrels mark it). The kernels that read them define them.
+NOT_JUDGED, POOLED_UNJUDGED = kernels.NOT_JUDGED, kernels.POOLED_UNJUDGED
 
 
 def trec_grades(relevance: Relevance) -> np.ndarray:
@@ -253,10 +266,14 @@ def grade_levels(gold: GoldSet) -> np.ndarray:
 
 
 def _kernel_scores(
-    spec: MeasureSpec, relevance: Relevance, scoring: Scoring, values: Mapping[str, ParamValue]
+    spec: MeasureSpec,
+    relevance: Relevance,
+    scoring: Scoring,
+    values: Mapping[str, ParamValue | None],
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The kernel's per-query scores, and the mask of the queries it cannot score (nDCG: IDCG
-    0), None when it returns scores only."""
+    0), None when it returns scores only. A kernel parameter named like one of the spec's
+    parameters gets its value (RBP's ``p``); the others get the arrays of ``_KERNEL_INPUTS``."""
     kernel: Callable[..., np.ndarray | tuple[np.ndarray, np.ndarray]] = getattr(
         kernels, spec.kernel
     )
@@ -271,7 +288,12 @@ def _kernel_scores(
 
     code = kernel.__code__
     names = code.co_varnames[: code.co_argcount]
-    scores = kernel(*(_KERNEL_INPUTS[name](relevance, scoring, graded) for name in names))
+    scores = kernel(
+        *(
+            values[name] if name in values else _KERNEL_INPUTS[name](relevance, scoring, graded)
+            for name in names
+        )
+    )
     return scores if isinstance(scores, tuple) else (scores, None)
 
 

@@ -19,6 +19,8 @@ _BLOCK = re.compile(r"(<!-- specs:(?P<name>\w+) -->\n).*?(<!-- /specs:(?P=name) 
 
 
 def _cell_of(param: Param) -> str:
+    if param.default is None:
+        return f"`{param.name}` (not given)"
     if not param.choices:
         return f"`{param.name}` ({param.measure_default})"
     others = ", ".join(f"`{word}`" for word in param.measure_choices[1:])
@@ -27,6 +29,10 @@ def _cell_of(param: Param) -> str:
 
 
 def _no_cutoff(spec: MeasureSpec) -> str:
+    if spec.at is not None:
+        return f"— (@ gives `{spec.at.name}`, which every name needs)"
+    if not spec.rank_cutoff:
+        return "the whole ranking (it takes no cutoff)"
     if not spec.whole_ranking:
         return f"k = the gold set's k, else {DEFAULT_K}"
     if spec.ideal_from_all_judgments:
@@ -35,13 +41,16 @@ def _no_cutoff(spec: MeasureSpec) -> str:
 
 
 def _row(spec: MeasureSpec) -> list[str]:
-    params = ", ".join(_cell_of(param) for param in spec.all_params) or "—"
+    at = [f"`@{spec.at.name}` (required)"] if spec.at is not None else []
+    params = ", ".join([*at, *(_cell_of(param) for param in spec.all_params)]) or "—"
     aliases = ", ".join(f"`{alias}`" for alias in spec.aliases) or "—"
     row = [f"`{spec.name}`", spec.summary, params, _no_cutoff(spec), f"`{spec.function}`", aliases]
     if not spec.temporal:
         trec = [f"`{spec.trec_eval_whole}`"] * bool(spec.trec_eval_whole)
-        trec += [f"`{spec.trec_eval}.k`"] * bool(spec.trec_eval)
-        row.append(", ".join(trec) or "—")
+        cut = spec.at.name if spec.at is not None else "k"
+        trec += [f"`{spec.trec_eval}.{cut}`"] * bool(spec.trec_eval)
+        params = ", ".join(f"{key}={value}" for key, value in spec.trec_eval_params.items())
+        row.append(", ".join(trec) + f" ({params})" * bool(trec and params) or "—")
     return row
 
 
@@ -54,14 +63,16 @@ def docs_tables() -> dict[str, str]:
     """The generated blocks of docs/measures.md, by name."""
     head = ["name", "what it measures", "parameters (default)", "no cutoff means", "function"]
     head.append("also written")
-    by_name: dict[str, tuple[Param, list[str]]] = {}
+    # One row per parameter and meaning: RBP's rel is not the binary measures' rel.
+    by_name: dict[tuple[str, str], tuple[Param, list[str]]] = {}
     for spec in SPECS:
-        for param in spec.all_params:
-            by_name.setdefault(param.name, (param, []))[1].append(f"`{spec.name}`")
+        for param in (*spec.all_params, *([spec.at] if spec.at is not None else [])):
+            key = (param.name, param.description)
+            by_name.setdefault(key, (param, []))[1].append(f"`{spec.name}`")
     kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a word"}
     params = [
         [f"`{name}`", kinds[param.type], ", ".join(names), param.description]
-        for name, (param, names) in sorted(by_name.items())
+        for (name, _), (param, names) in sorted(by_name.items())
     ]
     return {
         "standard": _table([*head, "trec_eval"], [_row(s) for s in SPECS if not s.temporal]),

@@ -16,13 +16,19 @@ Derived from the specs, nowhere written out again:
 This module sits in the metrics layer and may be imported early (by the plugin's checks),
 so it imports no numpy: a spec names its kernel (a function of :mod:`.kernels`) instead of holding
 it, and :mod:`.scoring` passes the kernel the relevance arrays its parameters name.
+
+One module on purpose, though long: the table of every measure is the point of it, read top to
+bottom as docs/measures.md is; split by family, a measure's name, parameters and trec_eval names
+would be looked for in several places.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from numbers import Integral, Real
 from typing import SupportsFloat, SupportsIndex
 
 from pytest_tempoeval.errors import MetricError, check_choice
@@ -65,7 +71,9 @@ class Param:
 
     name: str
     type: type[bool | int | float | str]
-    default: ParamValue  # the function's value (a measure name leaves it out)
+    # The function's value (a measure name leaves it out). None: not given, as ir_measures'
+    # NOT_PROVIDED (RBP without rel is graded).
+    default: ParamValue | None
     description: str  # one line, for docs/measures.md
     choices: tuple[str, ...] = ()  # a word parameter's values, as the functions spell them
     # A function value a measure name spells another way: {"exponential": "exp"}.
@@ -82,10 +90,10 @@ class Param:
         return tuple(self.words.get(choice, choice) for choice in self.choices)
 
     @property
-    def measure_default(self) -> ParamValue:
+    def measure_default(self) -> ParamValue | None:
         return self.word(self.default)
 
-    def word(self, value: ParamValue) -> ParamValue:
+    def word(self, value: ParamValue | None) -> ParamValue | None:
         """``value`` as a measure name writes it."""
         return self.words.get(value, value) if isinstance(value, str) else value
 
@@ -94,8 +102,10 @@ class Param:
         spelled = {measure: function for function, measure in self.words.items()}
         return spelled.get(word, word) if isinstance(word, str) else word
 
-    def checked(self, value: object) -> ParamValue:
+    def checked(self, value: object) -> ParamValue | None:
         """A function argument, checked (:class:`MetricError`) and of the declared type."""
+        if value is None and self.default is None:
+            return None  # not given
         if self.choices:
             return check_choice(self.name, value, self.choices, MetricError)
         problem = self.check(value) if self.check is not None else None
@@ -121,10 +131,36 @@ def _rel_problem(rel: object) -> str | None:
     return rel_problem(rel)
 
 
+def _persistence_problem(p: object) -> str | None:
+    if isinstance(p, (int, float)) and not isinstance(p, bool) and 0.0 < p < 1.0:
+        return None
+    return f"p is the chance of going on to the next document, in (0, 1), got {p!r}"
+
+
 def _jaccard_problem(threshold: object) -> str | None:
     if isinstance(threshold, (int, float)) and 0.0 <= threshold < 1.0:
         return None
     return f"threshold is a Jaccard similarity in [0, 1), got {threshold!r}"
+
+
+def _real_problem(
+    name: str, value: object, low: float | None, high: float | None = None, *, above: bool = False
+) -> str | None:
+    """Why ``value`` is not a finite number in [low, high] (``above``: above low), or None."""
+    number = None if isinstance(value, bool) or not isinstance(value, Real) else float(value)
+    if number is not None and math.isfinite(number):
+        low_ok = low is None or number > low or (number == low and not above)
+        if low_ok and (high is None or number <= high):
+            return None
+    bounds = "" if low is None else f" {'>' if above else '>='} {low:g}"
+    bounds += "" if high is None else f" and <= {high:g}"
+    return f"{name} must be a finite number{bounds}, got {value!r}"
+
+
+def _count_problem(name: str, value: object) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < 0:
+        return f"{name} must be a whole number >= 0, got {value!r}"
+    return None
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -140,6 +176,9 @@ class MeasureSpec:
     aliases: tuple[str, ...] = ()  # other spellings users write (MRR for RR)
     trec_eval: str | None = None  # trec_eval's name with a cutoff: P for P_5 (also P.5)
     trec_eval_whole: str | None = None  # trec_eval's name without one: map
+    # The parameters trec_eval's names stand for, where its defaults are not ours: rbp is
+    # RBP(p=0.9).
+    trec_eval_params: Mapping[str, ParamValue] = field(default_factory=dict)
     whole_ranking: bool = False  # a name without @k scores the whole ranking, not the default k
     function_default_k: bool = True  # the function's k=None reads the default k, else all ranks
     ideal_from_all_judgments: bool = False  # k="all": the ideal ranking from every judgment
@@ -149,6 +188,14 @@ class MeasureSpec:
     needs_relevant: bool = False  # a query with nothing relevant is left out of the mean
     counts_every_query: bool = False  # no query is left out, not even one with nothing relevant
     aggregate: Aggregate = Aggregate.MEAN  # how the per-query values become one
+    # False: the measure reads the whole ranking and takes no cutoff: no @k in a name, and the
+    # function's k must be None or "all" (Rprec, Bpref, the counts, the set measures).
+    rank_cutoff: bool = True
+    # What "@" sets when it is not a rank cutoff: this parameter, which every name and call gives
+    # (IPrec@0.5: the recall level). trec_eval's name prints it with 2 decimals: the ``trec_eval``
+    # name, "_", then the value (iprec_at_recall_0.50).
+    at: Param | None = None
+    trec_eval_query_lines: bool = True  # trec_eval -q prints a line per query (not gm_map, num_q)
 
     @property
     def temporal(self) -> bool:
@@ -170,7 +217,7 @@ class MeasureSpec:
         return (mode, *self.parameters)
 
     @property
-    def params(self) -> dict[str, ParamValue]:
+    def params(self) -> dict[str, ParamValue | None]:
         """Parameter -> its default, as a measure name writes it."""
         return {param.name: param.measure_default for param in self.all_params}
 
@@ -182,14 +229,20 @@ class MeasureSpec:
     def param(self, name: str) -> Param:
         return next(param for param in self.all_params if param.name == name)
 
-    def arguments(self, given: Mapping[str, object]) -> dict[str, ParamValue]:
+    def arguments(self, given: Mapping[str, object]) -> dict[str, ParamValue | None]:
         """The function's arguments by parameter name, checked, with ``also`` keywords merged.
         A name the spec does not declare is a TypeError: a function and its spec disagree."""
         declared = {name for param in self.all_params for name in (param.name, param.also)}
+        if self.at is not None:
+            declared.add(self.at.name)
         unknown = sorted(set(given) - declared)
         if unknown:
             raise TypeError(f"{self.function}() got arguments its spec lacks: {unknown}")
         values = {}
+        if self.at is not None:
+            if self.at.name not in given:
+                raise TypeError(f"{self.function}() needs its {self.at.name}")
+            values[self.at.name] = self.at.checked(given[self.at.name])
         for param in self.all_params:
             value = given.get(param.name, param.default)
             if param.also is not None:
@@ -197,7 +250,9 @@ class MeasureSpec:
             values[param.name] = param.checked(value)
         return values
 
-    def measure_params(self, values: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
+    def measure_params(
+        self, values: Mapping[str, ParamValue | None]
+    ) -> dict[str, ParamValue | None]:
         """The parameters of the measure a call computed, as its name writes them."""
         return {param.name: param.word(values[param.name]) for param in self.all_params}
 
@@ -245,9 +300,19 @@ JUDGED_ONLY = Param(
     "(trec_eval's -J)",
 )
 
+# RBP's: the user goes on to the next document with probability p (ir_measures' default 0.8;
+# trec_eval's rbp takes 0.9).
+PERSISTENCE = Param(
+    name="p",
+    type=float,
+    default=0.8,
+    check=_persistence_problem,
+    description="the persistence: the chance that the user goes on to the next document",
+)
+
 # -- the measures ----------------------------------------------------------------------------------
 
-SPECS = (
+SPECS: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         name="nDCG",
         function="ndcg",
@@ -327,6 +392,9 @@ SPECS = (
         function="judged",
         kernel="judged_share",
         summary="share of the retrieved top k that carries a judgment",
+        # Without a cutoff, the whole ranking, as ir_measures' Judged (it meant the default k);
+        # judged() with k=None still reads the default k.
+        whole_ranking=True,
         binary=False,
         counts_every_query=True,
     ),
@@ -384,6 +452,427 @@ SPECS = (
         function_default_k=False,
         needs_ideal=True,
         needs_relevant=True,
+    ),
+    # -- trec_eval: graded, sampled and user-model measures
+    MeasureSpec(
+        name="infAP",
+        function="inferred_average_precision",
+        kernel="inferred_average_precision",
+        summary="average precision estimated from a judged sample of the pool: a negative grade "
+        "is a pooled document left unjudged (Yilmaz & Aslam)",
+        parameters=(REL,),
+        trec_eval_whole="infAP",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="ERR",
+        function="expected_reciprocal_rank",
+        kernel="expected_reciprocal_rank",
+        summary="expected reciprocal rank of the document where a cascade user stops: grade g "
+        "stops them with chance (2^g − 1) / 16, grades 0-4",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="RBP",
+        function="rank_biased_precision",
+        kernel="rank_biased_precision",
+        summary="rank-biased precision: the gain a user collects going on to each next document "
+        "with chance p",
+        parameters=(
+            PERSISTENCE,
+            Param(
+                name="rel",
+                type=int,
+                default=None,
+                check=_rel_problem,
+                description="RBP: the lowest grade that gains 1, the others 0; not given, graded "
+                "(a grade's gain is grade / the query's highest grade, as trec_eval's rbp)",
+            ),
+        ),
+        trec_eval_whole="rbp",
+        trec_eval_params={"p": 0.9},
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="RBPResidual",
+        function="rbp_residual",
+        kernel="rbp_residual",
+        summary="how much RBP could still rise if every unjudged document retrieved were "
+        "relevant, plus the weight past the end of the ranking",
+        parameters=(PERSISTENCE,),
+        trec_eval_whole="rbp_resid",
+        trec_eval_params={"p": 0.9},
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        counts_every_query=True,
+    ),
+    MeasureSpec(
+        name="ndcg_rel",
+        function="ndcg_rel",
+        kernel="ndcg_rel",
+        summary="nDCG averaged over the ranks of the documents with a grade >= 1 (trec_eval's, "
+        "experimental)",
+        trec_eval_whole="ndcg_rel",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+    ),
+    MeasureSpec(
+        name="Rndcg",
+        function="rndcg",
+        kernel="rndcg",
+        summary="nDCG averaged over the ranks where the ideal gain changes (trec_eval's, "
+        "experimental)",
+        parameters=(REL,),
+        trec_eval_whole="Rndcg",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="binG",
+        function="binary_normalized_gain",
+        kernel="binary_normalized_gain",
+        summary="mean over the relevant documents of 1 / log2(2 + non-relevant documents above "
+        "it) (trec_eval's, experimental)",
+        parameters=(REL,),
+        trec_eval_whole="binG",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="G",
+        function="normalized_gain",
+        kernel="normalized_gain",
+        summary="each document's gain discounted by how far the gain so far trails the ideal's, "
+        "over the total gain (trec_eval's, experimental)",
+        trec_eval_whole="G",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+    ),
+    MeasureSpec(
+        name="Unjudged",
+        function="unjudged",
+        kernel="unjudged_share",
+        summary="share of the top k that carries no judgment (a negative grade counts as none) / k",
+        trec_eval="unj",
+        whole_ranking=True,
+        binary=False,
+        counts_every_query=True,
+    ),
+)
+# -- trec_eval: ranks, counts and sets ------------------------------------------------------------
+# trec_eval 10's measures of one ranked list (its m_*.c), each scored as trec_eval scores it.
+
+RECALL_LEVEL = Param(
+    name="recall",
+    type=float,
+    default=0.0,  # never used: every name and call gives it
+    check=lambda value: _real_problem("recall", value, 0.0, 1.0),
+    description="the recall level, a number in [0, 1], after @ (IPrec@0.5)",
+)
+R_MULTIPLE = Param(
+    name="mult",
+    type=float,
+    default=1.0,  # never used: every name and call gives it
+    check=lambda value: _real_problem("mult", value, 0.0, above=True),
+    description="the cutoff as a multiple of R, the query's relevant documents, after @ "
+    "(Rprec_mult@0.2: precision at 0.2 R)",
+)
+BETA = Param(
+    name="beta",
+    type=float,
+    default=1.0,
+    check=lambda value: _real_problem("beta", value, 0.0),
+    description="the weight of recall against precision: (beta + 1) P R / (beta P + R), "
+    "trec_eval's set_F parameter (not squared)",
+)
+
+
+def _coefficient(name: str, default: float, counts: str) -> Param:
+    return Param(
+        name=name,
+        type=float,
+        default=default,
+        check=lambda value: _real_problem(name, value, None),
+        description=f"utility's worth of each {counts} (trec_eval's default {default:g})",
+    )
+
+
+UTILITY = (
+    _coefficient("relevant_retrieved", 1.0, "relevant document retrieved"),
+    _coefficient("nonrelevant_retrieved", -1.0, "non-relevant document retrieved"),
+    _coefficient("relevant_missed", 0.0, "relevant document not retrieved"),
+    _coefficient("nonrelevant_missed", 0.0, "non-relevant document not retrieved"),
+    Param(
+        name="collection_size",
+        type=int,
+        default=0,
+        check=lambda value: _count_problem("collection_size", value),
+        description="the documents in the collection, for the non-relevant ones not retrieved "
+        "(trec_eval's -N; default 0)",
+    ),
+)
+
+SPECS += (
+    MeasureSpec(
+        name="Rprec",
+        function="r_precision",
+        kernel="r_precision",
+        summary="precision at R, the query's relevant documents (= recall at R)",
+        parameters=(REL,),
+        aliases=("RPrec", "R-prec"),
+        trec_eval_whole="Rprec",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="Rprec_mult",
+        function="r_precision_multiple",
+        kernel="r_precision_multiple",
+        summary="precision at mult x R (the cutoff rounded as trec_eval: int(mult R + 0.9))",
+        parameters=(REL,),
+        trec_eval="Rprec_mult",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        at=R_MULTIPLE,
+    ),
+    MeasureSpec(
+        name="Bpref",
+        function="bpref",
+        kernel="bpref",
+        summary="binary preference: how few judged non-relevant documents rank above each "
+        "relevant one; unjudged documents are skipped",
+        parameters=(REL,),
+        aliases=("BPref",),
+        trec_eval_whole="bpref",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="gm_bpref",
+        function="gm_bpref",
+        kernel="bpref",
+        summary="Bpref per query; its one value is their geometric mean (each floored at 1e-5)",
+        parameters=(REL,),
+        trec_eval_whole="gm_bpref",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.GEOMETRIC,
+        trec_eval_query_lines=False,
+    ),
+    MeasureSpec(
+        name="gm_map",
+        function="gm_map",
+        kernel="average_precision",
+        summary="AP per query; its one value is their geometric mean (each floored at 1e-5)",
+        parameters=(REL,),
+        aliases=("GMAP",),
+        trec_eval_whole="gm_map",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.GEOMETRIC,
+        trec_eval_query_lines=False,
+    ),
+    MeasureSpec(
+        name="IPrec",
+        function="interpolated_precision",
+        kernel="interpolated_precision",
+        summary="interpolated precision at a recall level: the best precision at any rank "
+        "reaching it",
+        parameters=(REL,),
+        aliases=("iprec_at_recall",),
+        trec_eval="iprec_at_recall",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+        at=RECALL_LEVEL,
+    ),
+    MeasureSpec(
+        name="11pt_avg",
+        function="eleven_point_average",
+        kernel="eleven_point_average",
+        summary="mean interpolated precision at the recall levels 0, 0.1, ..., 1",
+        parameters=(REL,),
+        trec_eval_whole="11pt_avg",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="NumQ",
+        function="num_q",
+        kernel="num_q",
+        summary="1 per query: its one value is the number of queries scored",
+        trec_eval_whole="num_q",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+        trec_eval_query_lines=False,
+    ),
+    MeasureSpec(
+        name="NumRet",
+        function="num_ret",
+        kernel="num_ret",
+        summary="documents retrieved; its one value is their sum",
+        trec_eval_whole="num_ret",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="NumRel",
+        function="num_rel",
+        kernel="num_rel",
+        summary="relevant documents judged; its one value is their sum",
+        parameters=(REL,),
+        trec_eval_whole="num_rel",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="NumRelRet",
+        function="num_rel_ret",
+        kernel="num_rel_ret",
+        summary="relevant documents retrieved; its one value is their sum",
+        parameters=(REL,),
+        trec_eval_whole="num_rel_ret",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="NumNonRelJudgedRet",
+        function="num_nonrel_judged_ret",
+        kernel="num_nonrel_judged_ret",
+        summary="judged non-relevant documents retrieved (grade 0 to rel - 1); its one value "
+        "is their sum",
+        parameters=(REL,),
+        trec_eval_whole="num_nonrel_judged_ret",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
+        aggregate=Aggregate.SUM,
+    ),
+    MeasureSpec(
+        name="SetP",
+        function="set_precision",
+        kernel="set_precision",
+        summary="share of the retrieved documents that is relevant (0 when none is retrieved)",
+        parameters=(REL,),
+        aliases=("set_P",),
+        trec_eval_whole="set_P",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetR",
+        function="set_recall",
+        kernel="set_recall",
+        summary="share of the query's relevant documents that is retrieved",
+        parameters=(REL,),
+        trec_eval_whole="set_recall",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetF",
+        function="set_f",
+        kernel="set_f",
+        summary="weighted harmonic mean of SetP and SetR",
+        parameters=(REL, BETA),
+        aliases=("set_F",),
+        trec_eval_whole="set_F",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetAP",
+        function="set_average_precision",
+        kernel="set_average_precision",
+        summary="unranked AP: SetP x SetR",
+        parameters=(REL,),
+        aliases=("set_map",),
+        trec_eval_whole="set_map",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="SetRelP",
+        function="set_relative_precision",
+        kernel="set_relative_precision",
+        summary="relevant documents retrieved / the most a set of that size could hold",
+        parameters=(REL,),
+        aliases=("set_relative_P",),
+        trec_eval_whole="set_relative_P",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
+        rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="RelP",
+        function="relative_precision",
+        kernel="relative_precision",
+        summary="relevant documents in the top k / the most the top k could hold, min(k, R)",
+        parameters=(REL,),
+        aliases=("relative_P",),
+        trec_eval="relative_P",
+        needs_relevant=True,
+    ),
+    MeasureSpec(
+        name="Utility",
+        function="utility",
+        kernel="utility",
+        summary="a weighted count of the relevant and non-relevant documents retrieved and missed",
+        parameters=(REL, *UTILITY),
+        trec_eval_whole="utility",
+        whole_ranking=True,
+        function_default_k=False,
+        counts_every_query=True,
+        rank_cutoff=False,
     ),
 )
 SPEC = {spec.name: spec for spec in SPECS}

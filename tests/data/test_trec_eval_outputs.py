@@ -16,9 +16,12 @@ from pytest_tempoeval import (
     average_precision,
     mrr,
     ndcg,
+    parse_measure,
     precision,
     recall,
+    score,
 )
+from pytest_tempoeval.metrics.measures import measure_of, trec_eval_name
 
 DATA = Path(__file__).parent / "trec_eval"
 # trec_eval measure -> the plugin's function of (run, gold, cutoff, relevance level).
@@ -155,3 +158,110 @@ def test_negative_grades_match_pytrec_eval() -> None:
     for measure, result in ours.items():
         for query, value in result.per_query.items():
             assert value == pytest.approx(theirs[query][measure], abs=1e-12), (measure, query)
+
+
+# -- trec_eval's rank, count and set measures, by the names trec_eval prints -----------------------
+# (tests/metrics/test_trec_eval_measures.py checks them per query against pytrec_eval, to 1e-12)
+RANKS_COUNTS_SETS = re.compile(
+    r"Rprec|Rprec_mult_[\d.]+|bpref|gm_bpref|gm_map|iprec_at_recall_[\d.]+|11pt_avg|num_q|num_ret"
+    r"|num_rel|num_rel_ret|num_nonrel_judged_ret|set_P|set_recall|set_F|set_map|set_relative_P"
+    r"|relative_P_\d+|utility|success_\d+"
+)
+# trec_eval -mutility.2,-1,0,0 prints its coefficients in the name, as typed: not a name to parse
+TYPED_NAMES = {"utility_2,-1,0,0": "Utility(relevant_retrieved=2)"}
+
+
+def printed(output: str) -> dict[str, dict[str, str]]:
+    """name -> {query id or 'all': value as printed}, for the rank, count and set measures."""
+    values: dict[str, dict[str, str]] = {}
+    for line in (DATA / output).read_text().splitlines():
+        name, query, value = line.split()
+        if RANKS_COUNTS_SETS.fullmatch(name) or name in TYPED_NAMES:
+            values.setdefault(name, {})[query] = value
+    return values
+
+
+def as_printed(value: float, like: str) -> str:
+    """``value`` as trec_eval prints it: 4 decimals, or a count (num_*) as an integer."""
+    if "." in like:
+        return f"{value:.4f}"
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def check_printed(output: str, qrels: str, results: str, rel: int = 1) -> int:
+    """Every rank, count and set value of ``output`` equals the plugin's, scored by the name
+    trec_eval prints (at relevance level ``rel``, trec_eval's -l) with empty="zero" (trec_eval's
+    rule); returns how many it checked."""
+    gold, run = GoldSet.from_trec_qrels(DATA / qrels), Run.load(DATA / results)
+    checked, values = 0, printed(output)
+    with_q = any(set(by_query) != {"all"} for by_query in values.values())  # trec_eval -q
+    for name, by_query in values.items():
+        measure = parse_measure(TYPED_NAMES.get(name, name))
+        if name not in TYPED_NAMES:  # the name trec_eval prints reads back to itself
+            assert trec_eval_name(measure) == name
+        # trec_eval prints no per-query line for gm_map, gm_bpref and num_q
+        if with_q:
+            assert (set(by_query) != {"all"}) == measure.family.trec_eval_query_lines, name
+        if rel != 1 and "rel" in measure.family.params:
+            measure = measure_of(measure.name, measure.cutoff, **dict(measure.params), rel=rel)
+        result = score(measure, run, gold, empty="zero")
+        for query, value in by_query.items():
+            ours = float(result) if query == "all" else result.per_query[query]
+            assert as_printed(ours, value) == value, (output, name, query, ours, value)
+            checked += 1
+    return checked
+
+
+# 49 names in trec_eval's all_trec: num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret,
+# gm_map, gm_bpref, Rprec, bpref, 11pt_avg, utility, the 5 set measures, iprec_at_recall at 11
+# levels, Rprec_mult at 10 multiples, relative_P at 9 cutoffs, success at 3
+ALL_TREC_NAMES = 49
+PER_QUERY_LINES = (ALL_TREC_NAMES - 3) * 4 + 3  # 3 queries and all; gm_map, gm_bpref, num_q: all
+
+
+def test_ranks_counts_and_sets_match_out_test_a() -> None:
+    assert check_printed("out.test.a", "qrels.test", "results.test") == ALL_TREC_NAMES
+
+
+def test_ranks_counts_and_sets_per_query_match_out_test_aq() -> None:
+    assert check_printed("out.test.aq", "qrels.test", "results.test") == PER_QUERY_LINES
+
+
+def test_ranks_counts_and_sets_with_a_missing_query_match_out_test_aqc() -> None:
+    """results.trunc lacks query 302: trec_eval -c scores it as an empty ranking, as the plugin
+    does (num_q counts it, num_rel its relevant documents, the rest 0)."""
+    assert check_printed("out.test.aqc", "qrels.test", "results.trunc") == PER_QUERY_LINES
+
+
+def test_ranks_counts_and_sets_at_relevance_level_2_match_out_test_aql() -> None:
+    assert check_printed("out.test.aql", "qrels.rel_level", "results.test", 2) == PER_QUERY_LINES
+    with pytest.raises(AssertionError):  # the level matters
+        check_printed("out.test.aql", "qrels.rel_level", "results.test", 1)
+
+
+def test_chosen_parameters_match_out_test_meas_params() -> None:
+    """-miprec_at_recall..10,.20,.25,.75,.50 -m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0
+    -msuccess.2,5,20 (its 11pt_avg over 3 levels has no measure here: docs/measures.md)."""
+    assert (
+        check_printed("out.test.meas_params", "qrels.test", "results.test") == (5 + 3 + 1 + 3) * 4
+    )
+
+
+def test_interpolated_precision_rounds_its_count_as_trec_eval_10() -> None:
+    """trec_eval 10 takes lround(r x R) relevant documents for recall level r; trec_eval 9 (which
+    pytrec_eval holds) int(r x R + 0.9). out.test.aq is trec_eval 10's: the plugin's values are
+    its own (above), and trec_eval 9's differ from them, so the file tells the two apart."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    with (DATA / "qrels.test").open() as qrels, (DATA / "results.test").open() as results:
+        evaluator = pytrec_eval.RelevanceEvaluator(
+            pytrec_eval.parse_qrel(qrels), {"iprec_at_recall", "11pt_avg"}
+        )
+        old = evaluator.evaluate(pytrec_eval.parse_run(results))
+    expected = printed("out.test.aq")
+    differing = [
+        (name, query)
+        for query, values in old.items()
+        for name, value in values.items()
+        if f"{value:.4f}" != expected[name][query]
+    ]
+    assert ("iprec_at_recall_0.10", "301") in differing and ("11pt_avg", "302") in differing

@@ -221,6 +221,38 @@ def test_a_whole_rerecording_that_fails_partway_keeps_the_old_answers(tmp_path: 
     assert len(json.loads(cache.read_text())["answers"]) == 1  # a finished one drops the rest
 
 
+@pytest.mark.parametrize("record_mode", ["once", "new_episodes", "all"])
+def test_two_judges_sharing_one_cache_keep_each_others_answers(
+    tmp_path: Path, record_mode: str
+) -> None:
+    """Two providers in one test (tempoeval_judge_for gives both the test's one cache file): the
+    second to save must not replace the answers the first paid for."""
+
+    class OtherModel(YearProvider):
+        model = "year-overlap-2"
+
+    cache = tmp_path / "c.json"
+    if record_mode == "all":  # an old answer neither asks again: a finished `all` drops it
+        old = CachedJudge(YearProvider(), cache)
+        temporal_ndcg(Run({"q": ["d2016"]}), GOLD, k=1, mode="llm", judge=old)
+        old.save()
+    first = CachedJudge(YearProvider(), cache, record_mode=record_mode)
+    second = CachedJudge(OtherModel(), cache, record_mode=record_mode)
+    temporal_ndcg(Run({"q": ["d2020"]}), GOLD, k=1, mode="llm", judge=first)
+    temporal_ndcg(Run({"q": ["d2012"]}), GOLD, k=1, mode="llm", judge=second)
+    first.save(complete=True)
+    second.save(complete=True)
+    stored = json.loads(cache.read_text())["answers"]
+    assert sorted((entry["model"], entry["doc_id"]) for entry in stored) == [
+        ("year-overlap-1", "d2020"),
+        ("year-overlap-2", "d2012"),
+    ]
+    replay_first = YearProvider()
+    replay = CachedJudge(replay_first, cache, record_mode="none")
+    temporal_ndcg(Run({"q": ["d2020"]}), GOLD, k=1, mode="llm", judge=replay)
+    assert replay_first.calls == 0
+
+
 KILLED_SUITE = """
 import asyncio
 import os

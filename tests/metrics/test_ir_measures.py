@@ -42,6 +42,7 @@ TIE_SAFE = [
     "Success@3",
     "Success(rel=2)@3",
     "Judged@50",  # deeper than any ranking: no tie can change it
+    "Judged",  # the whole ranking, as ir_measures (it meant Judged@10 here)
 ]
 TIE_ORDERED = ["RR@10", "RR(rel=2)@5", "Judged@5", "Judged@10"]
 
@@ -105,6 +106,61 @@ def test_tie_free_runs_equal_ir_measures_for_every_measure(tmp_path: Path, seed:
         assert_same(
             measure, results[measure], ir_measures_values(measure, run_path, qrels_path), gold
         )
+
+
+# trec_eval's rank and set measures by ir_measures' names (ours -> ir_measures'). IPrec at 0, 0.5
+# and 1 only: at other levels ir_measures (through pytrec_eval, trec_eval 9) rounds the count of
+# relevant documents a level needs otherwise than trec_eval 10 (test_trec_eval_measures.py).
+TREC_EVAL_MEASURES = {
+    "Rprec": "Rprec",
+    "Rprec(rel=2)": "Rprec(rel=2)",
+    "Bpref": "Bpref",
+    "Bpref(rel=2)": "Bpref(rel=2)",
+    "IPrec@0.0": "IPrec@0.0",
+    "IPrec@0.5": "IPrec@0.5",
+    "IPrec@1.0": "IPrec@1.0",
+    "IPrec(rel=2)@0.5": "IPrec(rel=2)@0.5",
+    "SetP": "SetP",
+    "SetP(rel=2)": "SetP(rel=2)",
+    "SetR": "SetR",
+    "SetR(rel=3)": "SetR(rel=3)",
+    "SetF": "SetF",
+    "SetF(beta=0.5,rel=2)": "SetF(beta=0.5,rel=2)",
+    "SetAP": "SetAP",
+    "SetRelP": "SetP(relative=True)",
+}
+# The counts by ir_measures' names. ir_measures gives a query the run lacks 0 for each; the plugin
+# counts it as trec_eval -c does: NumQ 1, NumRel its relevant documents, the rest 0.
+COUNTS = {
+    "NumQ": "NumQ",
+    "NumRet": "NumRet",
+    "NumRel": "NumRel",
+    "NumRelRet": "NumRelRet",
+    "NumRelRet(rel=2)": "NumRet(rel=2)",
+}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_trec_eval_measures_equal_ir_measures(tmp_path: Path, seed: int) -> None:
+    run_path, qrels_path = write_collection(tmp_path, seed, ties=True)
+    gold, run = GoldSet.load(qrels_path), Run.load(run_path)
+    results = evaluate(run, gold, [*TREC_EVAL_MEASURES, *COUNTS])
+    for ours, theirs in TREC_EVAL_MEASURES.items():
+        assert_same(ours, results[ours], ir_measures_values(theirs, run_path, qrels_path), gold)
+    run_queries = {line.split()[0] for line in run_path.read_text().splitlines()}
+    missing = set(gold.query_ids) - run_queries
+    assert missing
+    for ours, theirs in COUNTS.items():
+        result, values = results[ours], ir_measures_values(theirs, run_path, qrels_path)
+        assert result.excluded == {} and set(result.per_query) == set(gold.query_ids), ours
+        for query, value in result.per_query.items():
+            assert isinstance(value, int), (ours, query)
+            if query in missing:
+                relevant = sum(grade >= 1 for grade in gold.queries[query].relevant.values())
+                assert value == {"NumQ": 1, "NumRel": relevant}.get(ours, 0), (ours, query)
+            else:
+                assert value == values[query], (ours, query)
+        assert float(result) == sum(result.per_query.values())  # a count's one value is its sum
 
 
 def test_ir_measures_rr_at_k_and_judged_differ_only_through_tie_order(tmp_path: Path) -> None:

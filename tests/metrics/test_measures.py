@@ -13,20 +13,29 @@ from pytest_tempoeval import (
     Run,
     assert_measure,
     average_precision,
+    bpref,
     evaluate,
+    gm_map,
+    interpolated_precision,
     judged,
     mrr,
     ndcg,
+    num_ret,
     parse_measure,
     precision,
+    r_precision,
+    r_precision_multiple,
     recall,
+    relative_precision,
     score,
+    set_f,
     success,
     temporal_map,
     temporal_mrr,
     temporal_ndcg,
     temporal_precision,
     temporal_recall,
+    utility,
 )
 from pytest_tempoeval.metrics.measures import FAMILIES, trec_eval_name
 
@@ -72,6 +81,53 @@ RUN = Run(
         ("map_cut_100", "AP@100"),
         ("recip_rank", "RR"),
         ("ndcg", "nDCG"),
+        # trec_eval's rank, count and set measures
+        ("Rprec", "Rprec"),
+        ("RPrec", "Rprec"),  # ir_measures' other spelling
+        ("Rprec(rel=2)", "Rprec(rel=2)"),
+        ("r_precision", "Rprec"),
+        ("Rprec_mult@0.2", "Rprec_mult@0.2"),
+        ("Rprec_mult @ 0.20", "Rprec_mult@0.2"),
+        ("Rprec_mult_0.20", "Rprec_mult@0.2"),
+        ("Rprec_mult.2", "Rprec_mult@2.0"),  # trec_eval's -m spelling
+        ("Bpref", "Bpref"),
+        ("BPref", "Bpref"),
+        ("bpref", "Bpref"),
+        ("Bpref(rel=2)", "Bpref(rel=2)"),
+        ("gm_bpref", "gm_bpref"),
+        ("gm_map", "gm_map"),
+        ("GMAP", "gm_map"),
+        ("IPrec@0.5", "IPrec@0.5"),
+        ("IPrec@.5", "IPrec@0.5"),
+        ("IPrec@1", "IPrec@1.0"),
+        ("IPrec(rel=2)@0.25", "IPrec(rel=2)@0.25"),
+        ("iprec_at_recall_0.50", "IPrec@0.5"),
+        ("iprec_at_recall_0.00", "IPrec@0.0"),
+        ("iprec_at_recall.0.25", "IPrec@0.25"),
+        ("iprec_at_recall@0.1", "IPrec@0.1"),
+        ("11pt_avg", "11pt_avg"),
+        ("11pt_avg(rel=2)", "11pt_avg(rel=2)"),
+        ("NumQ", "NumQ"),
+        ("num_q", "NumQ"),
+        ("NumRet", "NumRet"),
+        ("num_ret", "NumRet"),
+        ("NumRel(rel=2)", "NumRel(rel=2)"),
+        ("num_rel_ret", "NumRelRet"),
+        ("num_nonrel_judged_ret", "NumNonRelJudgedRet"),
+        ("SetP", "SetP"),
+        ("set_P", "SetP"),
+        ("set_recall", "SetR"),
+        ("set_F", "SetF"),
+        ("SetF(beta=0.5)", "SetF(beta=0.5)"),
+        ("SetF(beta=1)", "SetF"),
+        ("set_map", "SetAP"),
+        ("set_relative_P", "SetRelP"),
+        ("relative_P_5", "RelP@5"),
+        ("RelP(rel=2)@5", "RelP(rel=2)@5"),
+        ("utility", "Utility"),
+        ("Utility(nonrelevant_retrieved=-2)", "Utility(nonrelevant_retrieved=-2.0)"),
+        ("success_1", "Success@1"),
+        ("success_10", "Success@10"),
     ],
 )
 def test_measure_names_parse_to_their_canonical_form(text: str, canonical: str) -> None:
@@ -104,6 +160,25 @@ def test_measure_names_parse_to_their_canonical_form(text: str, canonical: str) 
         ("nDCG(gain=exp)@10(judged_only=true)",
          "did you mean 'nDCG(gain=exp,judged_only=true)@10'?"),
         ("P@5()", "did you mean 'P@5'?"),
+        ("Rprek", "unknown measure 'Rprek' in 'Rprek': did you mean 'Rprec'?"),
+        ("bpreff", "did you mean 'Bpref'?"),
+        ("IPrc@0.5", "did you mean 'IPrec'?"),
+        ("gm_mpa", "did you mean 'gm_map'?"),
+        ("NumRell", "did you mean 'NumRel'?"),
+        ("SetFF", "did you mean 'SetF'?"),
+        ("Rprec@10", ("measure 'Rprec@10': Rprec reads the whole ranking and takes no cutoff; "
+         "write Rprec without @")),
+        ("set_P@10", "SetP reads the whole ranking and takes no cutoff"),
+        ("IPrec", "measure 'IPrec': IPrec needs its recall after @ (the recall level"),
+        ("IPrec@1.5", "measure 'IPrec@1.5': recall must be a finite number >= 0 and <= 1, got 1.5"),
+        ("IPrec@nan", "recall must be a finite number >= 0 and <= 1, got nan"),
+        ("IPrec@x", "measure 'IPrec@x': recall must be a number, got 'x'"),
+        ("Rprec_mult@0", "measure 'Rprec_mult@0': mult must be a finite number > 0, got 0.0"),
+        ("P@0.5", "the cutoff after @ must be a positive integer"),
+        ("SetF(beta=-1)", "beta must be a finite number >= 0, got -1.0"),
+        ("Utility(collection_size=1.5)", "collection_size must be an integer, got '1.5'"),
+        ("Utility(collection_size=-1)", "collection_size must be a whole number >= 0, got -1"),
+        ("NumRet(rel=2)", "NumRet has no parameter 'rel'"),
     ],
 )  # fmt: skip
 def test_a_bad_measure_is_a_metric_error_saying_what_was_meant(text: str, message: str) -> None:
@@ -116,24 +191,63 @@ def test_a_bad_measure_is_a_metric_error_saying_what_was_meant(text: str, messag
 def measures(draw: st.DrawFn) -> Measure:
     family = FAMILIES[draw(st.sampled_from(sorted(FAMILIES)))]
     params = {}
-    for key, default in family.params.items():
+    for key in family.params:
         if not draw(st.booleans()):
             continue
+        kind = family.param(key).type  # default None: not given (RBP's rel)
         if key in family.choices:
             params[key] = draw(st.sampled_from(family.choices[key]))
-        elif isinstance(default, bool):
+        elif kind is bool:
             params[key] = draw(st.booleans())
-        elif isinstance(default, int):
+        elif kind is int:
             params[key] = draw(st.integers(1, 5))  # rel, the lowest relevant grade
-        else:
-            params[key] = draw(st.floats(0, 0.999, allow_nan=False))
+        else:  # a threshold in [0, 1), a persistence in (0, 1)
+            params[key] = draw(st.floats(0.001, 0.999, allow_nan=False))
     kept = tuple(sorted((k, v) for k, v in params.items() if v != family.params[k]))
-    return Measure(family.name, kept, draw(st.none() | st.integers(1, 10_000)))
+    if family.at is not None:  # "@" gives a parameter, a number every name gives (IPrec@0.5)
+        return Measure(family.name, kept, draw(st.floats(0.001, 1.0, allow_nan=False)))
+    cutoffs = st.none() | st.integers(1, 10_000) if family.rank_cutoff else st.none()
+    return Measure(family.name, kept, draw(cutoffs))
 
 
 @given(measures())
 def test_every_measure_prints_a_string_that_parses_back_to_it(measure: Measure) -> None:
     assert parse_measure(str(measure)) == measure
+
+
+# trec_eval's names of the rank, count and set measures, as it prints them (its test/out.test.a)
+TREC_EVAL_PRINTED = [
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "gm_map", "gm_bpref",
+    "Rprec", "bpref", "11pt_avg", "utility", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "success_1", "success_5", "success_10",
+    *(f"iprec_at_recall_{level / 10:.2f}" for level in range(11)),
+    *(f"Rprec_mult_{mult / 10:.2f}" for mult in range(2, 21, 2)),
+    *(f"relative_P_{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("printed", TREC_EVAL_PRINTED)
+def test_trec_eval_s_printed_names_read_back_to_themselves(printed: str) -> None:
+    measure = parse_measure(printed)
+    assert trec_eval_name(measure) == printed
+    assert parse_measure(str(measure)) == measure
+
+
+def test_a_level_trec_eval_cannot_print_has_no_trec_eval_name() -> None:
+    """trec_eval prints a level with 2 decimals: 0.125 would print as 0.12, another measure."""
+    assert trec_eval_name(parse_measure("IPrec@0.125")) is None
+    assert trec_eval_name(parse_measure("IPrec@0.25")) == "iprec_at_recall_0.25"
+    assert trec_eval_name(parse_measure("Rprec_mult@5")) == "Rprec_mult_5.00"
+    # trec_eval names a chosen parameter as typed (set_F_0.5 or set_F_0.50), -l not at all
+    assert trec_eval_name(parse_measure("SetF(beta=0.5)")) is None
+    assert trec_eval_name(parse_measure("Rprec(rel=2)")) is None
+
+
+def test_a_measure_whose_at_is_a_parameter_needs_it_when_scored() -> None:
+    with pytest.raises(MetricError, match=r"^measure 'IPrec': IPrec needs @recall$"):
+        score(Measure("IPrec"), RUN, GOLD)
+    with pytest.raises(MetricError, match="the cutoff after @ must be a whole number"):
+        score(Measure("P", (), 0.5), RUN, GOLD)
 
 
 def test_trec_eval_names_of_measures() -> None:
@@ -161,6 +275,15 @@ CALLS = [
     (lambda: average_precision(RUN, GOLD), "AP"),
     (lambda: success(RUN, GOLD, k=1), "Success@1"),
     (lambda: judged(RUN, GOLD, k=3), "Judged@3"),
+    (lambda: r_precision(RUN, GOLD), "Rprec"),
+    (lambda: r_precision_multiple(RUN, GOLD, 0.5, rel=2), "Rprec_mult(rel=2)@0.5"),
+    (lambda: interpolated_precision(RUN, GOLD, recall=0.25), "IPrec@0.25"),
+    (lambda: bpref(RUN, GOLD, k="all"), "Bpref"),
+    (lambda: gm_map(RUN, GOLD), "gm_map"),
+    (lambda: num_ret(RUN, GOLD), "NumRet"),
+    (lambda: set_f(RUN, GOLD, beta=0.25), "SetF(beta=0.25)"),
+    (lambda: relative_precision(RUN, GOLD, k=2), "RelP@2"),
+    (lambda: utility(RUN, GOLD, relevant_missed=-1), "Utility(relevant_missed=-1.0)"),
 ]
 
 

@@ -45,9 +45,13 @@ def test_a_changed_spec_changes_the_docs_tables(monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
 def test_the_function_signature_is_the_spec(spec: MeasureSpec) -> None:
     """Each declared default is the public function's; the function takes exactly the spec's
-    parameters (and judge= when the measure has an llm mode)."""
+    parameters (and judge= when the measure has an llm mode). The parameter "@" gives (IPrec's
+    recall) has no default: every call gives it."""
     signature = inspect.signature(getattr(functions, spec.function)).parameters
     declared = {name for param in spec.all_params for name in (param.name, param.also) if name}
+    if spec.at is not None:
+        declared.add(spec.at.name)
+        assert signature[spec.at.name].default is inspect.Parameter.empty
     takes_judge = Mode.LLM in spec.modes
     assert set(signature) == COMMON | declared | ({"judge"} if takes_judge else set())
     for param in spec.all_params:
@@ -67,15 +71,19 @@ def test_the_functions_and_the_grammar_are_derived_from_the_specs() -> None:
         assert getattr(pytest_tempoeval, f"assert_{name}") is getattr(functions, f"assert_{name}")
     assert list(FAMILIES) == [spec.name for spec in SPECS] and Family is MeasureSpec
     for spec in SPECS:
+        # "@" is a rank cutoff, the parameter the spec's ``at`` names (IPrec@0.5), or absent
+        at = "@3" if spec.rank_cutoff else "@0.5" if spec.at is not None else ""
         for alias in (*spec.aliases, spec.function):
             assert ALIASES[alias] == spec.name
-            assert parse_measure(f"{alias}@3").name == spec.name
+            assert parse_measure(f"{alias}{at}").name == spec.name
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
 def test_every_kernel_exists_and_takes_inputs_the_engine_gives(spec: MeasureSpec) -> None:
+    """A kernel reads the engine's arrays by name, and its spec's parameters by theirs."""
     kernel = getattr(kernels, spec.kernel)
-    assert set(inspect.signature(kernel).parameters) <= set(_KERNEL_INPUTS)
+    params = {param.name for param in spec.all_params} | ({spec.at.name} if spec.at else set())
+    assert set(inspect.signature(kernel).parameters) <= set(_KERNEL_INPUTS) | params
 
 
 def test_modes_compare_equal_to_their_strings() -> None:

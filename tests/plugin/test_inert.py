@@ -105,3 +105,20 @@ def test_a_test_that_compares_a_metric_without_a_fixture_is_still_the_plugins(
     result = pytester.runpytest_subprocess("-p", "no:randomly")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*this metric comparison failed, but it was not asserted*"])
+
+
+@pytest.mark.parametrize("plugin", ["loaded", "disabled"])
+def test_a_bare_failed_comparison_with_no_recorder_fails_at_once(pytester, plugin: str) -> None:
+    """A test that imports the package only inside its body is not known to use it at collection,
+    so no recorder is installed for it (nor with ``-p no:tempoeval``): its forgotten ``assert``
+    fails where it is written instead of passing unnoticed."""
+    pytester.makepyfile(
+        test_bare="def test_forgot_assert():\n"
+        "    from pytest_tempoeval import GoldSet, Run, ndcg\n\n"
+        "    " + GOLD_DICT + "    "
+        'ndcg(Run({"q1": ["x", "d1"]}), GoldSet.from_dict(GOLD), k=2) >= 0.99\n'
+    )
+    options = ["-p", "no:tempoeval"] if plugin == "disabled" else []
+    result = pytester.runpytest_subprocess("-p", "no:randomly", *options)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*this metric comparison failed, but it was not asserted*"])

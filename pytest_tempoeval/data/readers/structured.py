@@ -100,6 +100,7 @@ def read_text(path: Path, error: type[Exception], what: str) -> str:
 _EMPTY = "the file is empty; a gold set needs 'version: 1' and 'queries:'"
 MAX_DEPTH = 100  # a gold set nests 5 levels; far deeper is a broken or hostile file
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+PYTHON_REREAD_LIMIT = 1 << 20  # characters of malformed YAML read again by the Python parser
 _PLAIN_COLLECTION_TAGS = (None, "!", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map")
 
 
@@ -109,12 +110,14 @@ def yaml_tree(text: str, source: Source) -> Any:
 
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is not None:
-        tree = _built_tree(text, source, fast, malformed_is_none=True)
-        if tree is not None:
-            return tree
         # libyaml's limits change between releases (PyYAML 6.0.4's scanner stops at 1,000 nested
         # '[' read ahead, before the builder reaches MAX_DEPTH): what it refuses is read again by
         # the Python parser, the same on every release, so the problem named is the same too.
+        # Not a large file: the Python scanner takes ~10 s of CPU over one 20 MiB line.
+        reread = len(text) <= PYTHON_REREAD_LIMIT
+        tree = _built_tree(text, source, fast, malformed_is_none=reread)
+        if tree is not None:
+            return tree
     return _built_tree(text, source, yaml.SafeLoader, malformed_is_none=False)
 
 
