@@ -5,7 +5,9 @@
 - ``tempoeval compare BASE RUN... GOLD -m ...``: each run against the base, with the gate's paired
   randomization test, Holm-corrected across systems and measures; exit 1 on a significant drop,
   to gate a CI step (``compare_cli.py`` tests, ``compare_report.py`` prints);
-- ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint).
+- ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint);
+- ``tempoeval trec_eval [flags] QRELS RESULTS``: trec_eval 10's own command line
+  (``trec_eval_cli.py``, imported when it runs).
 
 Exit codes: 0 fine; 1 a regression (compare) or an invalid gold set (check); 2 bad input or usage,
 or a NaN score (it would compare false with everything, so never regress), as one line naming the

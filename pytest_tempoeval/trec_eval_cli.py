@@ -178,13 +178,16 @@ def supported_measure(line: Line, options: Options) -> Measure | None:
         return None
     if trec_eval_name(measure) != line.name:
         return None  # read as another measure: printing it under this name would be wrong
-    if line.root.name == "utility" and options.collection_size and line.values[3:4] != (0.0,):
-        return None  # its 4th coefficient multiplies trec_eval's -N, which no spec reads
-    if options.level != 1 and "rel" in measure.family.params:
-        # -l is the measures' rel; one without it (nDCG) ignores -l, as trec_eval's does
+    if options.level != 1 and measure.family.params.get("rel") is not None:
+        # -l is the measures' rel; one without it (nDCG) or whose rel is unset by default (RBP:
+        # graded) ignores -l, as trec_eval's ndcg and rbp do
         measure = measure_of(
             measure.name, measure.cutoff, **dict(measure.params), rel=options.level
         )
+    if options.collection_size and "collection_size" in measure.family.params:
+        # -N is the collection size of the measures that read one (utility's 4th coefficient)
+        given = {**dict(measure.params), "collection_size": options.collection_size}
+        measure = measure_of(measure.name, measure.cutoff, **given)
     return measure
 
 

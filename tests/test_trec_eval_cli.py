@@ -150,7 +150,7 @@ def test_a_group_s_unsupported_members_are_named_and_the_exit_stays_0(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out, err = trec_eval(capsys, "-m", "qrels_jg", "-m", "map", QRELS, RUN)
-    assert code == 0 and lines_of("out.test", "runid", "map") in out
+    assert code == 0 and out == lines_of("out.test", "runid", "num_q", "map")
     assert err.startswith("tempoeval: note: not supported, left out: ")
     assert "map_avgjg, P_avgjg_5," in err and "Rprec_mult_avgjg_2.00 (" in err
 
@@ -292,3 +292,15 @@ def test_help_and_a_measure_name_error_import_no_numpy() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = "pytest_tempoeval.trec_eval_cli"
     assert done.stdout.strip() == repr([[], [loaded], [loaded]])
+
+
+def test_a_ranking_left_empty_scores_0_where_trec_eval_prints_nan(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """-M0 leaves every ranking empty: trec_eval 10.0 prints -nan for iprec_at_recall and
+    11pt_avg (0 / 0 in its interpolation); nothing retrieved is precision 0 at every level."""
+    code, out, _ = trec_eval(
+        capsys, "-M0", "-q", "-m", "iprec_at_recall.0.5", "-m", "11pt_avg", QRELS, RUN
+    )
+    assert code == 0
+    assert out.count("\n") == 8 and out.count("\t0.0000\n") == 8
