@@ -5,7 +5,9 @@
 - ``tempoeval compare BASE RUN... GOLD -m ...``: each run against the base, with the gate's paired
   randomization test, Holm-corrected across systems and measures; exit 1 on a significant drop,
   to gate a CI step (``compare_cli.py`` tests, ``compare_report.py`` prints);
-- ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint).
+- ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint);
+- ``tempoeval trec_eval [flags] QRELS RESULTS``: trec_eval 10's own command line
+  (``trec_eval_cli.py``, imported when it runs).
 
 Exit codes: 0 fine; 1 a regression (compare) or an invalid gold set (check); 2 bad input or usage,
 or a NaN score (it would compare false with everything, so never regress), as one line naming the
@@ -40,7 +42,6 @@ from pytest_tempoeval.gate.verdict import (
 
 EXIT_OK, EXIT_REGRESSED, EXIT_BAD_INPUT = 0, 1, 2
 EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE: what a shell reports for a tool a closed pipe killed
-DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")
 COMPARED_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR")
 MEASURES_HELP = (
     "measures in ir_measures syntax: nDCG@10, P(rel=2)@5, R@100, AP, RR, Success@5, Judged@10; "
@@ -131,7 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluate.add_argument("run", metavar="RUN")
     evaluate.add_argument("gold", metavar="GOLD")
-    _measures_option(evaluate, DEFAULT_MEASURES)
+    _measures_option(evaluate, None)
     evaluate.add_argument("-q", action="store_true", help="also print every query's value")
     evaluate.add_argument(
         "--format",
@@ -192,17 +193,34 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="warnings fail too")
     check.add_argument("--split", default="test", help="BEIR folders: the qrels split")
     check.set_defaults(command=_check)
+
+    trec_eval = commands.add_parser(
+        "trec_eval",
+        help="trec_eval's command line: tempoeval trec_eval [flags] QRELS RESULTS",
+        add_help=False,
+        prefix_chars="\0",  # no flag for argparse: trec_eval_cli reads them as trec_eval's getopt
+    )
+    trec_eval.add_argument("argv", nargs=argparse.REMAINDER)
+    trec_eval.set_defaults(command=_trec_eval)
     return parser
 
 
-def _measures_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
+def _measures_option(parser: argparse.ArgumentParser, default: Sequence[str] | None) -> None:
+    """``default`` None: trec_eval's default measures (evaluate prints trec_eval's default
+    output)."""
     parser.add_argument(
         "-m",
         "--measures",
         nargs="+",
         metavar="MEASURE",
-        default=list(default),
-        help=f"{MEASURES_HELP} (default: {' '.join(default)})",
+        default=None if default is None else list(default),
+        help=f"{MEASURES_HELP} (default: "
+        + (
+            "trec_eval's default measures, its 'official' set"
+            if default is None
+            else " ".join(default)
+        )
+        + ")",
     )
 
 
@@ -258,14 +276,26 @@ def _refuse_nan(results: Any, path: str) -> None:
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
+    from pytest_tempoeval import trec_eval_cli
     from pytest_tempoeval.data.run import Run
     from pytest_tempoeval.metrics.by_name import evaluate
-    from pytest_tempoeval.metrics.explain import score_notes
-    from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
 
-    measures = _measures(args.measures)  # a typo fails before loading
+    trec = args.format == "trec"
+    if args.measures is None and trec:  # trec_eval's default output, as trec_eval prints it
+        gold = _load_gold_warning(args.gold, args.split)
+        run = Run.load(args.run)
+        results = trec_eval_cli.default_output(args.run, run, gold, args.q, args.strict, out)
+        return _known_ids_verdict(results)
+    left_out = ""  # the default measures the package does not support: named after the scores
+    if args.measures is None:
+        measures, left_out = trec_eval_cli.default_measures()
+    else:
+        measures = _measures(args.measures)  # a typo fails before loading
     gold = _load_gold_warning(args.gold, args.split)
-    results = evaluate(Run.load(args.run), gold, measures, strict=args.strict)
+    # trec: trec_eval's rule, a query with nothing relevant scores 0 and counts; text and JSON
+    # leave it out of the mean and name it.
+    empty = "zero" if trec else "exclude"
+    results = evaluate(Run.load(args.run), gold, measures, strict=args.strict, empty=empty)
     _refuse_nan(results, args.run)
     if args.format == "json":
         json.dump(
@@ -278,17 +308,21 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
             indent=2,
         )
         out.write("\n")
-        return _known_ids_verdict(results)
-    if args.format == "trec":
-        names = {m: trec_eval_name(parse_measure(m)) or m for m in measures}
-        if args.q:
-            for query in gold.query_ids:
-                for measure, result in results.items():
-                    if query in result.per_query:
-                        out.write(_trec_line(names[measure], query, result.per_query[query]))
-        for measure, result in results.items():
-            out.write(_trec_line(names[measure], "all", float(result)))
-        return _known_ids_verdict(results)
+    elif trec:
+        trec_eval_cli.write_results(results, gold, args.q, out)
+    else:
+        _evaluate_text(args, measures, gold, results, out)
+    if left_out:  # after the scores: a reader that left (| head) gets no note
+        out.flush()
+        print(f"tempoeval: note: {left_out}", file=sys.stderr)
+    return _known_ids_verdict(results)
+
+
+def _evaluate_text(
+    args: argparse.Namespace, measures: list[str], gold: Any, results: Any, out: TextIO
+) -> None:
+    from pytest_tempoeval.metrics.explain import score_notes
+
     width = max(len(measure) for measure in measures)
     out.write(f"run {args.run}, gold {args.gold} ({len(gold.query_ids)} queries)\n")
     out.write(f"{'measure':<{width}}  {'mean':>6}  queries  excluded\n")
@@ -306,7 +340,6 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
             for measure, result in results.items():
                 if query in result.per_query:
                     out.write(f"{measure:<{width}}  {query}  {result.per_query[query]:.4f}\n")
-    return _known_ids_verdict(results)
 
 
 def _known_ids_verdict(results: dict[str, Any]) -> int:
@@ -326,10 +359,6 @@ def _json_result(result: Any, per_query: bool) -> dict[str, Any]:
     if not per_query:
         data.pop("per_query")
     return data
-
-
-def _trec_line(measure: str, query: str, value: float) -> str:
-    return f"{measure:<22}\t{query}\t{value:.4f}\n"  # trec_eval's layout
 
 
 def _value(result: Any) -> str:
@@ -364,6 +393,15 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
     )
     compare_report.write(report, args.format, out)
     return EXIT_REGRESSED if report.regressed else EXIT_OK
+
+
+# -- trec_eval -------------------------------------------------------------------------------------
+
+
+def _trec_eval(args: argparse.Namespace, out: TextIO) -> int:
+    from pytest_tempoeval.trec_eval_cli import command  # imported only when it runs
+
+    return command(args, out)
 
 
 # -- check -----------------------------------------------------------------------------------------

@@ -33,6 +33,8 @@ SURFACE = {
     "pytest_tempoeval.plugin",
     "pytest_tempoeval.session",
     "pytest_tempoeval.testing",
+    "pytest_tempoeval.trec_eval_cli",
+    "pytest_tempoeval.trec_eval_measures",
 }
 
 

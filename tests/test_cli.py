@@ -142,6 +142,115 @@ def test_evaluate_names_ids_the_gold_set_does_not_know(
     assert "P@2: 1 of 2 retrieved ids in the top 2 unknown to the gold set (e.g. 'other')" in out
 
 
+def unsupported_named(err: str) -> list[str]:
+    """The measures a note on stderr names as not supported (our words)."""
+    for line in err.splitlines():
+        for lead in ("not supported, left out: ", "default measures not supported, left out: "):
+            if lead in line:
+                return line.split(lead, 1)[1].rsplit(" (", 1)[0].split(", ")
+    return []
+
+
+def test_evaluate_with_no_m_in_trec_format_is_trec_eval_s_default_output(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """trec_eval's 30 lines of out.test, but those of the measures named as not supported yet."""
+    code, out, err = run_main(capsys, "evaluate", RUN, QRELS, "--format", "trec")
+    assert code == 0
+    left_out = unsupported_named(err)
+    expected = (DATA / "out.test").read_text().splitlines(keepends=True)
+    assert set(left_out) <= {line.split()[0] for line in expected}
+    assert out.splitlines(keepends=True) == [
+        line for line in expected if line.split()[0] not in left_out
+    ]
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_evaluate_with_no_m_in_text_and_json_scores_trec_eval_s_default_measures(
+    capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """The rows (keys) are the package's names of trec_eval's default measures (out.test, but
+    runid); each one the package lacks is named after the scores."""
+    from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
+
+    code, out, err = run_main(capsys, "evaluate", RUN, QRELS, "--format", form)
+    assert code == 0
+    if form == "json":
+        shown = list(json.loads(out)["measures"])
+    else:
+        shown = [
+            line.split()[0] for line in out.splitlines()[2:] if not line.split()[0].endswith(":")
+        ]
+    default = [line.split()[0] for line in (DATA / "out.test").read_text().splitlines()][1:]
+    printed = [trec_eval_name(parse_measure(measure)) for measure in shown]
+    assert sorted(printed + unsupported_named(err), key=default.index) == default
+    assert "AP" in shown and "P@1000" in shown
+
+
+def test_evaluate_trec_format_scores_a_query_with_nothing_relevant_as_trec_eval_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 27: on trec_eval's comment files, query 2024-36302 (every judgment grade 0) was left
+    out of the mean, printing 0.2779 / 0.8267 / 0.8881 where out.comment.test has 0.2689 / 0.8000 /
+    0.8595. It scores 0 and counts, in trec_eval's -q lines too; text still names it."""
+    import gzip
+
+    run = tmp_path / "results.comment.test"
+    run.write_bytes(gzip.decompress((DATA / "results.comment.test.gz").read_bytes()))
+    qrels = str(DATA / "qrels.comment.test")
+    code, out, _ = run_main(
+        capsys, "evaluate", str(run), qrels, "-m", "map", "P_5", "recip_rank", "--format", "trec"
+    )
+    assert code == 0
+    assert sorted(out.splitlines()) == sorted(
+        trec_eval_lines("out.comment.test", {"map", "P_5", "recip_rank"})
+    )
+    code, out, _ = run_main(
+        capsys, "evaluate", str(run), qrels, "-m", "map", "-q", "--format", "trec"
+    )
+    assert "map                   \t2024-36302\t0.0000\n" in out and out.count("\n") == 31 + 1
+    code, out, _ = run_main(capsys, "evaluate", str(run), qrels, "-m", "map")
+    assert "AP: 1 excluded: no relevant document judged (2024-36302)" in out
+
+
+def test_evaluate_trec_format_prints_an_empty_mean_as_trec_eval(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """qrels.test grades are 0 and 1: at rel=2 no query has a relevant document. It printed
+    `all nan`; trec_eval -l2 -m P.5 prints 0.0000 (every query scores 0, and counts)."""
+    grades = {line.split()[3] for line in Path(QRELS).read_text().splitlines()}
+    assert grades == {"0", "1"}
+    code, out, _ = run_main(capsys, "evaluate", RUN, QRELS, "-m", "P(rel=2)@5", "--format", "trec")
+    assert (code, out) == (0, f"{'P(rel=2)@5':<22}\tall\t0.0000\n")
+
+
+def test_evaluate_trec_format_lists_queries_in_trec_eval_s_order(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Query ids 9, 10, 100, Q, q-é: trec_eval sorts them as strcmp does (10, 100, 9, Q, q-é),
+    not in the gold file's order; the lines are the trec_eval binary's (generated/out.order)."""
+    generated = DATA / "generated"
+    code, out, _ = run_main(
+        capsys,
+        "evaluate",
+        str(generated / "results.order"),
+        str(generated / "qrels.order"),
+        "-m",
+        "map",
+        "ndcg_cut_3",
+        "-q",
+        "--format",
+        "trec",
+    )
+    assert code == 0
+    expected = [
+        line
+        for line in (generated / "out.order").read_text(encoding="utf-8").splitlines()
+        if line.split()[0] in ("map", "ndcg_cut_3") and "\tall\t" not in line
+    ]
+    assert out.splitlines()[:-2] == expected
+
+
 # -- compare ---------------------------------------------------------------------------------------
 
 
@@ -387,7 +496,7 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]
     assert code == 2 and "usage: tempoeval" in err
 
 
-@pytest.mark.parametrize("command", [[], ["evaluate"], ["compare"], ["check"]])
+@pytest.mark.parametrize("command", [[], ["evaluate"], ["compare"], ["check"], ["trec_eval"]])
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     code, out, _ = run_main(capsys, *command, "--help")
     assert code == 0 and out.startswith("usage: tempoeval")

@@ -46,6 +46,11 @@ class QueryScores(Mapping[str, float]):
         scores: list[float] = self._scores[self._counted].tolist()
         return scores
 
+    def arrays(self) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
+        """The query ids, every query's score and which are counted, as kept: for a caller that
+        reads every query of a large set (the trec_eval output), without building the dict."""
+        return self._ids, self._scores, self._counted
+
     def _as_dict(self) -> dict[str, float]:
         if self._dict is None:
             ids = [self._ids[i] for i in np.flatnonzero(self._counted).tolist()]
@@ -145,6 +150,13 @@ class MetricResult(float):
         """Query id -> score, for every counted query."""
         scores = self._details.per_query
         return scores._as_dict() if isinstance(scores, QueryScores) else scores  # type: ignore[return-value]
+
+    def query_arrays(self) -> tuple[Sequence[str], np.ndarray, np.ndarray] | None:
+        """The per-query scores as kept: (query ids, every query's score, which are counted), or
+        None when they were given as a dict. For a caller that reads every query of a large set
+        (the trec_eval output) without building ``per_query``."""
+        scores = self._details.per_query
+        return scores.arrays() if isinstance(scores, QueryScores) else None
 
     @property
     def excluded(self) -> dict[str, str]:
