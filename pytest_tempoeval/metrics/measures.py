@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 
 from pytest_tempoeval.errors import MetricError, check_choice, closest_match
+from pytest_tempoeval.metrics.not_supported import why_not_supported
 from pytest_tempoeval.metrics.specs import GAIN, SPEC, SPECS, Family, Param, ParamValue
 
 _BOOLEANS = {"true": True, "false": False}
@@ -138,6 +139,8 @@ def parse_measure(text: str) -> Measure:
         return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("name")], int(trec.group("cutoff")))
     _refuse_parameters_after_cutoff(text)
     match = _MEASURE.fullmatch(text)
+    if match is None and (why := why_not_supported(text.strip())) is not None:
+        raise MetricError(f"measure {text!r}: {why} (docs/measures.md lists every measure)")
     if match is None:
         raise MetricError(
             f"cannot read measure {text!r}: expected NAME, NAME@k or NAME(key=value,...)@k, "
@@ -182,6 +185,8 @@ def _family(name: str, text: str) -> Family:
     if canonical is None:  # NDCG, ndcg, p, success: case does not matter when unambiguous
         folded = [known for known in (*FAMILIES, *ALIASES) if known.lower() == name.lower()]
         canonical = ALIASES.get(folded[0], folded[0]) if folded else None
+    if canonical is None and (why := why_not_supported(name)) is not None:
+        raise MetricError(f"measure {text!r}: {why} (docs/measures.md lists every measure)")
     if canonical is None:
         known = [*FAMILIES, *ALIASES]
         close = closest_match(name, known, cutoff=0.5)

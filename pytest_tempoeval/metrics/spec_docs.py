@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from pytest_tempoeval.constants import DEFAULT_K
+from pytest_tempoeval.metrics.not_supported import NOT_SUPPORTED
 from pytest_tempoeval.metrics.specs import SPECS, MeasureSpec, Param
 
 _BLOCK = re.compile(r"(<!-- specs:(?P<name>\w+) -->\n).*?(<!-- /specs:(?P=name) -->)", re.DOTALL)
@@ -78,7 +79,16 @@ def docs_tables() -> dict[str, str]:
         "standard": _table([*head, "trec_eval"], [_row(s) for s in SPECS if not s.temporal]),
         "temporal": _table(head, [_row(spec) for spec in SPECS if spec.temporal]),
         "parameters": _table(["parameter", "value", "measures", "meaning"], params),
+        "not_supported": _table(["tool", "measures", "why not"], _not_supported_rows()),
     }
+
+
+def _not_supported_rows() -> list[list[str]]:
+    """One row per tool and reason, its measures listed."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for name, (tool, why) in NOT_SUPPORTED.items():
+        grouped.setdefault((tool, why), []).append(f"`{name}`")
+    return [[tool, ", ".join(names), why] for (tool, why), names in grouped.items()]
 
 
 def updated_docs(text: str) -> str:

@@ -15,6 +15,7 @@ import pytest_tempoeval
 from pytest_tempoeval import GoldSet, MetricError, Run, parse_measure, temporal_precision
 from pytest_tempoeval.metrics import FUNCTIONS, functions, kernels, spec_docs, specs
 from pytest_tempoeval.metrics.measures import ALIASES, FAMILIES, Family
+from pytest_tempoeval.metrics.not_supported import NOT_SUPPORTED
 from pytest_tempoeval.metrics.relevance import Relevance
 from pytest_tempoeval.metrics.results import MetricResult
 from pytest_tempoeval.metrics.scoring import _KERNEL_INPUTS, compute
@@ -29,10 +30,13 @@ RUN = Run({"us-2020": ["us2020", "us2016"], "uk-2019": ["uk2019", "fr2017"]})
 def test_docs_measures_md_shows_the_specs() -> None:
     """Regenerate with ``python -m pytest_tempoeval.metrics.spec_docs`` (docs/measures.md)."""
     text = (ROOT / "docs/measures.md").read_text(encoding="utf-8")
-    assert re.findall(r"<!-- specs:(\w+) -->", text) == ["standard", "temporal", "parameters"]
+    blocks = re.findall(r"<!-- specs:(\w+) -->", text)
+    assert blocks == ["standard", "not_supported", "temporal", "parameters"]
     assert spec_docs.updated_docs(text) == text, "run python -m pytest_tempoeval.metrics.spec_docs"
     for spec in SPECS:
         assert f"| `{spec.name}` | {spec.summary} |" in text
+    for name, (tool, why) in NOT_SUPPORTED.items():  # metrics/not_supported.py's table
+        assert f"`{name}`" in text and f"| {tool} |" in text and why in text
 
 
 def test_a_changed_spec_changes_the_docs_tables(monkeypatch: pytest.MonkeyPatch) -> None:
