@@ -5,9 +5,10 @@ commands in the data README), with plain loops written from ``m_ndcg.c`` and ``m
 (``trec_eval_loops.py``) to 1e-12 on seeded random collections, and with nDCG and by hand.
 
 The collections have score ties, grades -1 to 6 (no 5: an empty level the ideal ranking skips),
-retrieved documents the qrels lack, queries judged only 0, a judged query the run lacks and a run
-query the qrels lack; the random ones also a query judged only negative (trec_eval reads a stale
-level count for one, so the shipped files have none).
+retrieved documents the qrels lack, queries judged only 0 and a run query the qrels lack; the
+random ones also a judged query the run lacks and a query judged only negative. The shipped files
+have neither: trec_eval 10 exits on the first without -c and keeps the previous query's grade
+levels for the second (its -c output on trec_eval's results.trunc has a query the run lacks).
 """
 
 from __future__ import annotations
