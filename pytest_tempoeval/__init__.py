@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         assert_binary_normalized_gain as assert_binary_normalized_gain,
     )
     from pytest_tempoeval.metrics.functions import assert_bpref as assert_bpref
+    from pytest_tempoeval.metrics.functions import assert_dcg as assert_dcg
     from pytest_tempoeval.metrics.functions import (
         assert_eleven_point_average as assert_eleven_point_average,
     )
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     )
     from pytest_tempoeval.metrics.functions import assert_gm_bpref as assert_gm_bpref
     from pytest_tempoeval.metrics.functions import assert_gm_map as assert_gm_map
+    from pytest_tempoeval.metrics.functions import assert_ideal_dcg as assert_ideal_dcg
     from pytest_tempoeval.metrics.functions import (
         assert_inferred_average_precision as assert_inferred_average_precision,
     )
@@ -111,15 +113,18 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import assert_temporal_recall as assert_temporal_recall
     from pytest_tempoeval.metrics.functions import assert_unjudged as assert_unjudged
     from pytest_tempoeval.metrics.functions import assert_utility as assert_utility
+    from pytest_tempoeval.metrics.functions import assert_yaap as assert_yaap
     from pytest_tempoeval.metrics.functions import average_precision as average_precision
     from pytest_tempoeval.metrics.functions import binary_normalized_gain as binary_normalized_gain
     from pytest_tempoeval.metrics.functions import bpref as bpref
+    from pytest_tempoeval.metrics.functions import dcg as dcg
     from pytest_tempoeval.metrics.functions import eleven_point_average as eleven_point_average
     from pytest_tempoeval.metrics.functions import (
         expected_reciprocal_rank as expected_reciprocal_rank,
     )
     from pytest_tempoeval.metrics.functions import gm_bpref as gm_bpref
     from pytest_tempoeval.metrics.functions import gm_map as gm_map
+    from pytest_tempoeval.metrics.functions import ideal_dcg as ideal_dcg
     from pytest_tempoeval.metrics.functions import (
         inferred_average_precision as inferred_average_precision,
     )
@@ -155,6 +160,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import temporal_recall as temporal_recall
     from pytest_tempoeval.metrics.functions import unjudged as unjudged
     from pytest_tempoeval.metrics.functions import utility as utility
+    from pytest_tempoeval.metrics.functions import yaap as yaap
     from pytest_tempoeval.metrics.measures import Measure as Measure
     from pytest_tempoeval.metrics.measures import parse_measure as parse_measure
     from pytest_tempoeval.metrics.results import MetricResult as MetricResult

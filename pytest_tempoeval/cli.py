@@ -323,13 +323,16 @@ def _evaluate_text(
 ) -> None:
     from pytest_tempoeval.metrics.explain import score_notes
 
-    width = max(len(measure) for measure in measures)
+    # Columns as wide as their widest cell: DCG, NumRet and Utility have means of 10 and more.
+    width = max(len("measure"), *(len(measure) for measure in measures))
+    means = {measure: _value(result) for measure, result in results.items()}
+    mean_width = max(len(mean) for mean in ("  mean", *means.values()))
     out.write(f"run {args.run}, gold {args.gold} ({len(gold.query_ids)} queries)\n")
-    out.write(f"{'measure':<{width}}  {'mean':>6}  queries  excluded\n")
+    out.write(f"{'measure':<{width}}  {'mean':>{mean_width}}  queries  excluded\n")
     for measure, result in results.items():
-        counted = len(result.per_query)
+        counted, mean = len(result.per_query), means[measure]
         out.write(
-            f"{measure:<{width}}  {_value(result)}  {counted:>7}  {len(result.excluded):>8}\n"
+            f"{measure:<{width}}  {mean:>{mean_width}}  {counted:>7}  {len(result.excluded):>8}\n"
         )
     for measure, result in results.items():
         notes = score_notes(result)

@@ -79,6 +79,19 @@ def test_evaluate_text_is_a_table_with_what_was_left_out(
     assert "P(rel=2)@2: 1 run query not in the gold set (not-judged)" in out
 
 
+def test_evaluate_text_columns_are_as_wide_as_their_widest_cell(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Means of 10 and more (DCG, NumRet) and names shorter than the header keep the columns.
+    The values: trec_eval's recip_rank and num_ret (out.test.a) and the binary's dcg."""
+    code, out, _ = run_main(capsys, "evaluate", RUN, QRELS, "-m", "RR", "DCG", "NumRet")
+    assert code == 0
+    table = out.splitlines()[1:5]
+    assert table[0] == "measure       mean  queries  excluded"
+    assert [len(line) for line in table] == [len(table[0])] * 4
+    assert [line.split()[1] for line in table[1:]] == ["0.4064", "7.9927", "1500.0000"]
+
+
 def test_evaluate_json_and_per_query(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_main(capsys, "evaluate", RUN, QRELS, "-m", "AP", "--format", "json", "-q")
     assert code == 0

@@ -208,6 +208,18 @@ def read_run(path: str) -> dict[str, dict[str, float]]:
     return run
 
 
+def test_dcg_ideal_dcg_and_yaap_print_as_the_binary_prints_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """trec_eval 10's three measures no quicktest output prints (its m_ndcg.c, m_yaap.c), on the
+    seeded files of generated/ (tests/metrics/test_trec_eval_dcg.py checks their values)."""
+    qrels, results = (str(DATA / "generated" / name) for name in ("qrels.dcg", "results.dcg"))
+    argv = ["-m", "dcg", "-m", "ideal_dcg", "-m", "yaap", "-q", qrels, results]
+    code, out, err = trec_eval(capsys, *argv)
+    assert code == 0 and "not supported" not in err
+    assert out == (DATA / "generated" / "out.dcg").read_text(encoding="utf-8")
+
+
 def test_results_queries_the_qrels_lack_are_named_and_change_nothing(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

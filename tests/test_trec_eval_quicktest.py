@@ -7,7 +7,7 @@ trec_eval's order; the lines left out must be exactly the measures named on stde
 supported. The quicktest commands that read other formats are refused with a clear error:
 ``-R prefs``, ``-R qrels_prefs``, ``-R qrels_jg`` and ``-Z``. The outputs under ``generated/``
 come from the trec_eval binary on cases the quicktest lacks (-J, -n, -c with -l3, query ids whose
-``strcmp`` order is not numeric).
+``strcmp`` order is not numeric, the measures no quicktest output prints: dcg, ideal_dcg, yaap).
 """
 
 from __future__ import annotations
@@ -88,6 +88,25 @@ GENERATED = [
         "-c -m P.200,1000 -m map test/generated/qrels.rounding test/generated/results.rounding",
         "generated/out.rounding",
     ),
+    (
+        "-q -m dcg -m ideal_dcg -m yaap test/generated/qrels.dcg test/generated/results.dcg",
+        "generated/out.dcg",
+    ),
+    (
+        "-q -l2 -m dcg -m ideal_dcg -m yaap test/generated/qrels.dcg test/generated/results.dcg",
+        "generated/out.dcg_l2",
+    ),
+    (
+        (
+            "-q -J -M8 -m dcg -m ideal_dcg -m yaap "
+            "test/generated/qrels.dcg test/generated/results.dcg"
+        ),
+        "generated/out.dcg_JM",
+    ),
+    (
+        "-q -c -l2 -m dcg -m ideal_dcg -m yaap test/qrels.rel_level test/results.trunc",
+        "generated/out.test.qcl2_dcg_rel_level",
+    ),
 ]
 # The lines reproduced, a floor each change must keep: every line but those of trec_eval's
 # parameterised names the measure grammar does not read (utility_2,-1,0,0, 11pt_avg_.25,.5,.75,
@@ -108,6 +127,10 @@ REPRODUCED_AT_LEAST = {
     "generated/out.test.qc_bogus": 7,
     "generated/out.test.qcJM_rel_level": 23,
     "generated/out.rounding": 3,
+    "generated/out.dcg": 39,
+    "generated/out.dcg_l2": 39,
+    "generated/out.dcg_JM": 39,
+    "generated/out.test.qcl2_dcg_rel_level": 12,
 }
 ALL_TREC = ["out.test.a", "out.test.aq", "out.test.aqc", "out.test.aqcM", "out.test.aql"]
 

@@ -363,6 +363,36 @@ def unjudged(
     return compute(SPEC["Unjudged"], **locals())
 
 
+def dcg(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """DCG@k: the sum over the top k of each document's grade / log2(rank + 1) (unjudged and
+    negative grades gain 0); ``k=None``: the whole ranking, trec_eval's ``dcg``. Not normalised:
+    its scale is the grades'."""
+    return compute(SPEC["DCG"], **locals())
+
+
+def ideal_dcg(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """IDCG@k: the DCG@k of the ideal ranking (every document judged >= 1, highest grade first),
+    so that nDCG@k = DCG@k / IDCG@k; ``k=None``: all of them, trec_eval's ``ideal_dcg``. The run
+    only chooses the queries."""
+    return compute(SPEC["IDCG"], **locals())
+
+
 # -- bare-statement assertions ---------------------------------------------------------------------
 # ``assert_temporal_ndcg(run, gold, k=10) >= 0.8`` needs no ``assert``: the comparison raises
 # AssertionError with the explanation when it does not hold, and returns True otherwise.
@@ -688,6 +718,24 @@ def utility(
     return compute(SPEC["Utility"], **locals())
 
 
+def yaap(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    rel: int | None = None,
+    relevance_level: int | None = None,
+    empty: str = "exclude",
+) -> MetricResult:
+    """YAAP, Robertson's "yet another average precision": log((1 + S) / (1 + R - S)), S = AP x R
+    (R: the query's relevant documents), trec_eval's ``yaap``. On one query it rises with AP,
+    from log(1 / (1 + R)) to log(1 + R), and is negative exactly when AP < 0.5. ``k=None``: the
+    whole ranking; with k, S reads the top k."""
+    return compute(SPEC["YAAP"], **locals())
+
+
 # -- bare-statement assertions ---------------------------------------------------------------------
 # ``assert_temporal_ndcg(run, gold, k=10) >= 0.8`` needs no ``assert``: the comparison raises
 # AssertionError with the explanation when it does not hold, and returns True otherwise.
@@ -725,6 +773,8 @@ assert_rndcg = _checked(rndcg)
 assert_binary_normalized_gain = _checked(binary_normalized_gain)
 assert_normalized_gain = _checked(normalized_gain)
 assert_unjudged = _checked(unjudged)
+assert_dcg = _checked(dcg)
+assert_ideal_dcg = _checked(ideal_dcg)
 assert_r_precision = _checked(r_precision)
 assert_r_precision_multiple = _checked(r_precision_multiple)
 assert_bpref = _checked(bpref)
@@ -744,3 +794,4 @@ assert_set_average_precision = _checked(set_average_precision)
 assert_set_relative_precision = _checked(set_relative_precision)
 assert_relative_precision = _checked(relative_precision)
 assert_utility = _checked(utility)
+assert_yaap = _checked(yaap)

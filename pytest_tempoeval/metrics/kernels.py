@@ -99,13 +99,17 @@ def average_precision(relevant: np.ndarray, n_relevant: np.ndarray, k: int | Non
     """AP = sum of P@i at the ranks i of relevant documents / all relevant documents of the query.
     ``k=None``: the whole ranking (trec_eval ``map``); otherwise ranks <= k (trec_eval
     ``map_cut``)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _precision_sum(relevant, k) / n_relevant
+
+
+def _precision_sum(relevant: np.ndarray, k: int | None) -> np.ndarray:
+    """[nq] the sum of P@i over the ranks i <= k of the relevant documents (AP's numerator)."""
     top = (relevant if k is None else relevant[:, :k]).astype(np.float64)
     if top.shape[1] == 0:
         return np.zeros(top.shape[0])
     hits = np.cumsum(top, axis=1)
-    precision_at_hits = hits / np.arange(1, top.shape[1] + 1) * top
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return precision_at_hits.sum(axis=1) / n_relevant
+    return (hits / np.arange(1, top.shape[1] + 1) * top).sum(axis=1)
 
 
 def success(first_relevant: np.ndarray, k: int) -> np.ndarray:
@@ -369,6 +373,27 @@ def rndcg(
     return np.where(counted, total / np.maximum(points, 1), 0.0)
 
 
+def discounted_cumulative_gain(
+    grades: np.ndarray, levels: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """DCG@k of trec_eval's default gains (trec_eval ``dcg``, in ``m_ndcg.c``): the sum over ranks
+    i <= k of grade_i / log2(i + 1), a document unjudged or graded negative gaining 0. The mask:
+    queries with no grade >= 1 (nothing to gain: 0 whatever the ranking)."""
+    _, _, dcg, _ = _dcg_curves(grades, levels, k)
+    return dcg[:, -1], _positive_judged(levels) == 0
+
+
+def ideal_discounted_cumulative_gain(
+    grades: np.ndarray, levels: np.ndarray, cutoff: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """IDCG@k: the DCG@k of the ideal ranking, every document judged >= 1 highest grade first, so
+    that nDCG@k = DCG@k / IDCG@k. Without a cutoff, all of them (trec_eval ``ideal_dcg``: the
+    ideal ranking is cut neither at the ranking's length nor by -M). The mask as for DCG."""
+    _, _, _, idcg = _dcg_curves(grades, levels, grades.shape[1])
+    last = idcg.shape[1] - 1  # the curve reaches past every positive judgment
+    return idcg[:, last if cutoff is None else min(cutoff, last)], _positive_judged(levels) == 0
+
+
 # -- trec_eval: ranks, counts and sets -------------------------------------------------------------
 # Each kernel below is trec_eval 10's m_<name>.c for one query's ranked list (form_res_rels.c):
 # ``relevant`` is grade >= rel, ``grades`` the list trec_eval builds (a grade >= 0, -1 not in the
@@ -468,6 +493,17 @@ def eleven_point_average(relevant: np.ndarray, n_relevant: np.ndarray) -> np.nda
     for level in reversed(ELEVEN_POINTS):
         total = total + _interpolated(hits, best_below, n_relevant, level)
     return total / len(ELEVEN_POINTS)
+
+
+def yet_another_average_precision(
+    relevant: np.ndarray, n_relevant: np.ndarray, k: int
+) -> np.ndarray:
+    """YAAP (Robertson, "On Smoothing Average Precision", ECIR 2012; trec_eval ``yaap``): log((1 +
+    S) / (1 + R - S)), S the sum of P@i at the ranks i <= k of the relevant documents (AP x R).
+    From log(1 / (1 + R)) to log(1 + R); 0 for a query with nothing relevant, as trec_eval gives
+    (S = R = 0), which scoring leaves out by default (``needs_relevant``)."""
+    found = _precision_sum(relevant, k)
+    return np.log((1.0 + found) / (1.0 + n_relevant - found))
 
 
 def num_q(n_relevant: np.ndarray) -> np.ndarray:

@@ -572,6 +572,29 @@ SPECS: tuple[MeasureSpec, ...] = (
         binary=False,
         counts_every_query=True,
     ),
+    MeasureSpec(
+        name="DCG",
+        function="dcg",
+        kernel="discounted_cumulative_gain",
+        summary="discounted cumulative gain: each document's grade / log2(rank + 1), summed "
+        "(not normalised)",
+        trec_eval_whole="dcg",
+        whole_ranking=True,
+        function_default_k=False,
+        binary=False,
+    ),
+    MeasureSpec(
+        name="IDCG",
+        function="ideal_dcg",
+        kernel="ideal_discounted_cumulative_gain",
+        summary="the DCG of the ideal ranking: every document judged >= 1, highest grade first "
+        "(nDCG's denominator)",
+        trec_eval_whole="ideal_dcg",
+        whole_ranking=True,
+        function_default_k=False,
+        ideal_from_all_judgments=True,
+        binary=False,
+    ),
 )
 # -- trec_eval: ranks, counts and sets ------------------------------------------------------------
 # trec_eval 10's measures of one ranked list (its m_*.c), each scored as trec_eval scores it.
@@ -873,6 +896,18 @@ SPECS += (
         function_default_k=False,
         counts_every_query=True,
         rank_cutoff=False,
+    ),
+    MeasureSpec(
+        name="YAAP",
+        function="yaap",
+        kernel="yet_another_average_precision",
+        summary="Robertson's smoothed AP: log((1 + S) / (1 + R − S)), S = AP x R (from "
+        "log(1 / (1 + R)) to log(1 + R))",
+        parameters=(REL,),
+        trec_eval_whole="yaap",
+        whole_ranking=True,
+        function_default_k=False,
+        needs_relevant=True,
     ),
 )
 SPEC = {spec.name: spec for spec in SPECS}

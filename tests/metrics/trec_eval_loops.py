@@ -75,6 +75,45 @@ def inf_ap(ranking: list[int], n_relevant: int, rel: int) -> float:
     return total / n_relevant if n_relevant else 0.0
 
 
+def dcg(ranking: list[int]) -> float:
+    """trec_eval's dcg (m_ndcg.c) at its default gains: grade level g gains g; -1 and -2 match no
+    level and gain 0."""
+    total = 0.0
+    for i, grade in enumerate(ranking):
+        gain = float(grade) if grade > 0 else 0.0
+        if gain != 0:
+            total += gain / math.log2(i + 2)
+    return total
+
+
+def ideal_dcg(judged: list[int], k: int | None = None) -> float:
+    """trec_eval's ideal_dcg (m_ndcg.c): walk the grade levels from the highest gain down, each as
+    many ranks as the level has judged documents, until the gain is 0; ``k``: the first k ranks
+    only (IDCG@k)."""
+    at_level = {grade: judged.count(grade) for grade in set(judged) if grade >= 0}
+    total, rank = 0.0, 0
+    for grade in sorted(at_level, reverse=True):
+        if grade <= 0:
+            break
+        for _ in range(at_level[grade]):
+            if k is not None and rank >= k:
+                return total
+            total += grade / math.log2(rank + 2)
+            rank += 1
+    return total
+
+
+def yaap(ranking: list[int], n_relevant: int, rel: int) -> float:
+    """trec_eval's yaap (m_yaap.c): log((1 + sum) / (1 + num_rel - sum)), sum adding rel_so_far /
+    rank at each relevant document."""
+    found, total = 0, 0.0
+    for i, grade in enumerate(ranking):
+        if grade >= rel:
+            found += 1
+            total += found / (i + 1)
+    return math.log((1.0 + total) / (1.0 + n_relevant - total))
+
+
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = {}
     for line in path.read_text().splitlines():
