@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -74,6 +73,10 @@ def map_chunks(function: Callable[[Chunk], _T], chunks: list[Chunk]) -> list[_T]
     without starting a thread (small inputs: starting one costs more than the work)."""
     if len(chunks) <= 1:
         return [function(chunk) for chunk in chunks]
+    # Imported here: concurrent.futures loads logging and threading's queue (~1.5 ms), which a
+    # small input that never starts a thread should not pay for.
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=min(WORKERS, os.cpu_count() or 1)) as pool:
         return list(pool.map(function, chunks))
 

@@ -1,0 +1,72 @@
+"""What ``tempoeval evaluate`` imports. At 1,000 queries a whole evaluation is mostly start-up (the
+trec_eval binary takes about 50 ms), so the command imports only what the asked measures and the
+given file formats need: these tests name the modules a run must not load, never a time.
+
+Each case runs the command in a fresh interpreter, as ``python -m pytest_tempoeval`` does, and
+reads the modules loaded when it exits.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data" / "trec_eval"
+QRELS, RUN = str(DATA / "qrels.test"), str(DATA / "results.test")
+GOLD_YAML = str(Path(__file__).parent.parent / "examples" / "gold" / "mini_elections.yaml")
+MEASURES = ["map", "P_5", "P_10", "recall_100", "recip_rank", "ndcg_cut_10"]
+
+# Runs the command as `python -m pytest_tempoeval` does, and writes the names of the modules
+# loaded at exit (after the command's SystemExit) to the file named by its first argument.
+PROBE = """
+import atexit, runpy, sys
+listing = sys.argv.pop(1)
+
+def write_modules():
+    with open(listing, "w") as file:
+        file.write("\\n".join(sorted(sys.modules)))
+
+atexit.register(write_modules)
+sys.argv[0] = "tempoeval"
+runpy.run_module("pytest_tempoeval", run_name="__main__", alter_sys=True)
+"""
+
+
+def modules_after(tmp_path: Path, *argv: str) -> set[str]:
+    """The modules loaded by ``tempoeval ARGV...`` when it exits (it must exit 0)."""
+    listing = tmp_path / "modules.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(listing), *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout, "the command printed nothing"
+    return set(listing.read_text().split())
+
+
+@pytest.fixture(scope="module")
+def trec_evaluate(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """The modules of the benchmark's command: a TREC run and qrels, trec_eval's measures."""
+    tmp = tmp_path_factory.mktemp("trec")
+    return modules_after(tmp, "evaluate", RUN, QRELS, "--format", "trec", "-m", *MEASURES)
+
+
+def test_the_probe_sees_what_the_command_imports(trec_evaluate: set[str]) -> None:
+    """The listing is the command's: its reader, scorer and numpy are in it."""
+    assert {
+        "numpy",
+        "pytest_tempoeval.cli",
+        "pytest_tempoeval.data.readers.trec",
+        "pytest_tempoeval.metrics.scoring",
+    } <= trec_evaluate
+
+
+def test_a_file_of_one_block_starts_no_thread_pool(trec_evaluate: set[str]) -> None:
+    """concurrent.futures (with logging and queue) is for files of more than one block."""
+    assert "concurrent.futures" not in trec_evaluate
+    assert "logging" not in trec_evaluate
