@@ -70,3 +70,28 @@ def test_a_file_of_one_block_starts_no_thread_pool(trec_evaluate: set[str]) -> N
     """concurrent.futures (with logging and queue) is for files of more than one block."""
     assert "concurrent.futures" not in trec_evaluate
     assert "logging" not in trec_evaluate
+
+
+def test_trec_files_need_no_gold_set_schema_nor_yaml_or_json_reader(
+    trec_evaluate: set[str],
+) -> None:
+    """A TREC run and qrels are read by the TREC tokeniser only: the YAML/JSON gold-set schema,
+    its line-numbered readers, corpora and PyYAML are for the other formats."""
+    for module in (
+        "pytest_tempoeval.data.readers.structured",
+        "pytest_tempoeval.data.gold_schema",
+        "pytest_tempoeval.data.corpus",
+        "yaml",
+    ):
+        assert module not in trec_evaluate, module
+
+
+def test_a_yaml_gold_set_loads_its_schema(tmp_path: Path) -> None:
+    """The other side: a YAML gold set does import its reader and schema (the probe sees lazy
+    imports when they happen)."""
+    run = tmp_path / "run.trec"
+    run.write_text("us-2016 Q0 us2016 1 2.0 r\n")
+    modules = modules_after(tmp_path, "evaluate", str(run), GOLD_YAML, "-m", "P@2")
+    assert {"pytest_tempoeval.data.gold_schema", "pytest_tempoeval.data.readers.structured"} <= (
+        modules
+    )

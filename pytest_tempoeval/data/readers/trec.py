@@ -24,7 +24,6 @@ from pytest_tempoeval.data.columns import (
     words_to_ids,
 )
 from pytest_tempoeval.data.readers.lines import SNIFF_BYTES, first_data_line, lines_end_in_cr
-from pytest_tempoeval.data.readers.structured import shown
 from pytest_tempoeval.data.readers.trec_tokens import (
     LineFormat,
     parse_float_words,
@@ -163,6 +162,8 @@ def _header(path: Path) -> str | None:
     first = first_data_line(path)
     if first is None or any(is_number(field) for field in first[1]):
         return None
+    from pytest_tempoeval.data.readers.structured import shown  # an error's wording only
+
     line, fields = first
     return located(
         path,
