@@ -95,3 +95,23 @@ def test_a_yaml_gold_set_loads_its_schema(tmp_path: Path) -> None:
     assert {"pytest_tempoeval.data.gold_schema", "pytest_tempoeval.data.readers.structured"} <= (
         modules
     )
+
+
+def test_gold_mode_needs_no_focus_time_index_nor_judge(trec_evaluate: set[str]) -> None:
+    """trec_eval's measures score gold judgments: the focus-time index (and focus times) and the
+    LLM judge's modules are for the temporal and llm modes."""
+    for module in (
+        "pytest_tempoeval.metrics.focus_index",
+        "pytest_tempoeval.data.focus_time",
+        "pytest_tempoeval.metrics.llm_judgments",
+        "pytest_tempoeval.metrics.llm_prompts",
+    ):
+        assert module not in trec_evaluate, module
+
+
+def test_a_temporal_measure_loads_the_focus_time_index(tmp_path: Path) -> None:
+    """The other side: a focus-time measure imports the index it scores with."""
+    run = tmp_path / "run.trec"
+    run.write_text("us-2016 Q0 us2016 1 2.0 r\n")
+    modules = modules_after(tmp_path, "evaluate", str(run), GOLD_YAML, "-m", "T-nDCG@2")
+    assert "pytest_tempoeval.metrics.focus_index" in modules

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -29,17 +30,10 @@ from pytest_tempoeval.metrics.alignment import (
     ranked_rows,
     run_of_gold,
 )
-from pytest_tempoeval.metrics.focus_index import (
-    GRADE_SCALE,
-    add_retrieved_to_pool,
-    focus_index,
-    focus_pool,
-    jaccard,
-    retrieved_focus_times,
-    similarity_table,
-)
-from pytest_tempoeval.metrics.llm_judgments import Judge, judged
-from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
+
+# Imported by their modes' functions: focus_index and the judge's modules (gold mode needs neither)
+if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.llm_judgments import Judge
 
 # Why a query is left out of a mean.
 NO_FOCUS_TIME = "no focus time (none given, none found in its text)"
@@ -262,6 +256,16 @@ def focus_time_relevance(
     pool: bool = True,
 ) -> Relevance:
     """Relevance = 4 x Jaccard(QFT, DFT); relevant = any overlap (or Jaccard > threshold)."""
+    from pytest_tempoeval.metrics.focus_index import (
+        GRADE_SCALE,
+        add_retrieved_to_pool,
+        focus_index,
+        focus_pool,
+        jaccard,
+        retrieved_focus_times,
+        similarity_table,
+    )
+
     index = focus_index(gold)
     rows = run.memo(("ranked_rows", gold, depth), lambda: ranked_rows(run, gold, depth))
     retrieved = retrieved_focus_times(run, gold)
@@ -357,6 +361,9 @@ def llm_relevance(
     A document with no text (neither in the run nor in the gold set) cannot be judged: it counts as
     unknown, or is an error with ``strict=True``.
     """
+    from pytest_tempoeval.metrics.llm_judgments import judged
+    from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
+
     if judge is None:
         raise MetricError(
             "mode='llm' needs judge=: an AnthropicJudge (the tempoeval_judge fixture gives one "

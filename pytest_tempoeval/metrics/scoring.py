@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -34,7 +34,6 @@ from pytest_tempoeval.metrics.alignment import (
     unknown_ids,
 )
 from pytest_tempoeval.metrics.explain import QueryExplanation
-from pytest_tempoeval.metrics.llm_judgments import Judge
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
@@ -45,6 +44,9 @@ from pytest_tempoeval.metrics.relevance import (
 )
 from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 from pytest_tempoeval.metrics.specs import Aggregate, Empty, MeasureSpec, Mode, ParamValue
+
+if TYPE_CHECKING:  # the judge's protocol module: imported by llm mode only
+    from pytest_tempoeval.metrics.llm_judgments import Judge
 
 ALL_RANKS: Literal["all"] = (
     "all"  # k="all": the whole ranking (trec_eval's ndcg, recall, map, recip_rank)
