@@ -8,6 +8,7 @@ reads the modules loaded when it exits.
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,61 @@ def test_a_temporal_measure_loads_the_focus_time_index(tmp_path: Path) -> None:
     run.write_text("us-2016 Q0 us2016 1 2.0 r\n")
     modules = modules_after(tmp_path, "evaluate", str(run), GOLD_YAML, "-m", "T-nDCG@2")
     assert "pytest_tempoeval.metrics.focus_index" in modules
+
+
+def test_the_garbage_collector_pauses_during_a_command_and_resumes() -> None:
+    """A command makes arrays and modules, not garbage cycles: the collector, whose passes go over
+    every imported object, is off while it runs, and as it was afterwards, even after an error."""
+    from pytest_tempoeval.cli import main
+
+    collections: list[str] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(phase)
+
+    gc.callbacks.append(count)
+    try:
+        assert gc.isenabled()
+        assert main(["evaluate", RUN, QRELS, "--format", "trec", "-m", *MEASURES]) == 0
+        assert collections == []
+        assert gc.isenabled()
+        with pytest.raises(SystemExit):
+            main(["evaluate", RUN, str(DATA / "no such file"), "-m", "P@5"])
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            main(["evaluate", RUN, QRELS, "-m", "P@5"])
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+    finally:
+        gc.callbacks.remove(count)
+
+
+# Prints a line to stderr at every garbage collection that starts once the command's module is
+# imported, the interpreter's last one at exit included.
+COLLECTIONS_PROBE = """
+import gc, runpy, sys
+import pytest_tempoeval.cli
+
+def report(phase, info):
+    if phase == "start":
+        sys.stderr.write("collection of generation %d\\n" % info["generation"])
+
+gc.callbacks.append(report)
+sys.argv[0] = "tempoeval"
+runpy.run_module("pytest_tempoeval", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_a_command_line_run_never_collects_garbage() -> None:
+    """Run as a process (``tempoeval ...``), the command ends the interpreter: no collection while
+    it runs, and none over every object at exit."""
+    argv = ["evaluate", RUN, QRELS, "--format", "trec", "-m", *MEASURES]
+    done = subprocess.run(
+        [sys.executable, "-c", COLLECTIONS_PROBE, *argv], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout
+    assert "collection of generation" not in done.stderr
