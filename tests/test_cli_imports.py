@@ -9,6 +9,7 @@ reads the modules loaded when it exits.
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -169,8 +170,53 @@ def test_a_command_line_run_never_collects_garbage() -> None:
     it runs, and none over every object at exit."""
     argv = ["evaluate", RUN, QRELS, "--format", "trec", "-m", *MEASURES]
     done = subprocess.run(
-        [sys.executable, "-c", COLLECTIONS_PROBE, *argv], capture_output=True, text=True
+        [sys.executable, "-c", COLLECTIONS_PROBE, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout
     assert "collection of generation" not in done.stderr
+
+
+# Prints, at exit, the number of BLAS threads the command left numpy to start.
+BLAS_PROBE = """
+import atexit, os, runpy, sys
+atexit.register(lambda: sys.stderr.write("BLAS %s\\n" % os.environ.get("OPENBLAS_NUM_THREADS")))
+sys.argv[0] = "tempoeval"
+runpy.run_module("pytest_tempoeval", run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize(("chosen", "expected"), [(None, "1"), ("3", "3")])
+def test_numpy_starts_one_blas_thread_unless_the_user_chose(
+    chosen: str | None, expected: str
+) -> None:
+    """OpenBLAS starts a spinning thread per core when numpy is imported: a command's matrix
+    products are too small to share, so it asks for one, unless OPENBLAS_NUM_THREADS says."""
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    if chosen is not None:
+        env["OPENBLAS_NUM_THREADS"] = chosen
+    argv = ["evaluate", RUN, QRELS, "--format", "trec", "-m", *MEASURES]
+    done = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE, *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"BLAS {expected}\n" in done.stderr
+
+
+def test_a_command_called_in_process_leaves_the_environment_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """main(argv) from Python (a test, a script) runs in a process that goes on: no setting of
+    its environment outlives the call."""
+    from pytest_tempoeval.cli import main
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert main(["evaluate", RUN, QRELS, "--format", "trec", "-m", "P_5"]) == 0
+    assert "OPENBLAS_NUM_THREADS" not in os.environ
