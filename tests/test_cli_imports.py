@@ -111,6 +111,12 @@ def test_gold_mode_needs_no_focus_time_index_nor_judge(trec_evaluate: set[str]) 
         assert module not in trec_evaluate, module
 
 
+def test_printed_results_load_no_check_recorder(trec_evaluate: set[str]) -> None:
+    """The recorder of threshold checks is for comparisons (``assert result >= 0.8``): a command
+    that prints its results never compares them."""
+    assert "pytest_tempoeval.metrics.checks" not in trec_evaluate
+
+
 def test_a_temporal_measure_loads_the_focus_time_index(tmp_path: Path) -> None:
     """The other side: a focus-time measure imports the index it scores with."""
     run = tmp_path / "run.trec"

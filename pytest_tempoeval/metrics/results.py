@@ -12,7 +12,6 @@ import numpy as np
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.checks import Check, discarded_at, not_asserted, policy, record
 from pytest_tempoeval.metrics.explain import (
     QueryExplanation,
     explain_comparison,
@@ -272,6 +271,8 @@ class MetricResult(float):
     def unknown_ids_failure(self) -> str | None:
         """With ini ``tempoeval_fail_on_unknown_ids``, the retrieved ids the gold set does not
         know, which fail every check of this result; else None."""
+        from pytest_tempoeval.metrics.checks import policy
+
         return (unknown_ids_note(self) or None) if policy.fail_on_unknown_ids else None
 
     def knows_no_retrieved_id(self) -> bool:
@@ -298,9 +299,15 @@ class MetricResult(float):
     def strict_exclusions(self) -> bool:
         """Whether anything left out fails this result's checks: the call's ``fail_on_excluded``,
         else ini ``tempoeval_fail_on_excluded``."""
+        from pytest_tempoeval.metrics.checks import policy
+
         return policy.fail_on_excluded if self.fail_on_excluded is None else self.fail_on_excluded
 
     def _compare(self, op: str, other: object, outcome: bool) -> bool:
+        # The checks' recorder is imported by comparisons: a result only printed (the command
+        # line) never loads it.
+        from pytest_tempoeval.metrics.checks import Check, discarded_at, not_asserted, record
+
         if _is_threshold(other):
             threshold = float(other)  # type: ignore[arg-type]
             outcome = (
@@ -351,6 +358,8 @@ class MetricResult(float):
         """:meth:`check_comparable`, for a comparison: one the retrieved ids cannot pass is
         recorded as failed before it raises, so the summary and the reports show it."""
         if _is_threshold(other) and self._details.per_query and self.knows_no_retrieved_id():
+            from pytest_tempoeval.metrics.checks import Check, record
+
             record(Check(result=self, op=op, threshold=float(other), passed=False))  # type: ignore[arg-type]
         self.check_comparable()
 
