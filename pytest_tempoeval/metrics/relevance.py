@@ -9,6 +9,9 @@ is decided depends on the mode:
 - **gold**: the gold set's graded judgments (trec_eval: an unjudged document is non-relevant);
 - **focus_time**: 4 x Jaccard(query focus time, document focus time) (:mod:`.focus_index`);
 - **llm**: the grades or verdicts of an LLM judge (:mod:`.llm_judgments`).
+
+One module on purpose, though longer than most: the three modes build the one :class:`Relevance`,
+and what each calls known, relevant and ideal is easiest to keep consistent side by side.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics.alignment import (
+    joined_depth,
     judged_rows,
     judged_rows_of,
     ranked_lengths,
@@ -189,8 +193,11 @@ def _first_relevant_ranks(
     """[gold queries] rank index of each query's first relevant document (-1: none in ``depth``).
 
     The first ranks come from the join the cutoff metrics share; only the rankings with nothing
-    relevant there are joined deeper, a chunk of queries at a time.
+    relevant there are joined deeper, a chunk of queries at a time. When that join is already
+    ``depth`` deep (AP or recall scored first), it is read, not joined again.
     """
+    if joined_depth(run, gold) >= depth:
+        return _first_relevant_in(judged_rows(run, gold, depth), relevant_grades)
     first = judged_rows(run, gold, _FIRST_PASS_RANKS)
     ranks = _first_relevant_in(first, relevant_grades)
     lengths = ranked_lengths(run, gold)
