@@ -61,7 +61,7 @@ class QueryScores(Mapping[str, float]):
         return int(self._counted.sum()) if self._dict is None else len(self._dict)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False)  # compared by identity: no generated __eq__ to build
 class _Details:
     per_query: Mapping[str, float]
     excluded: dict[str, str]

@@ -102,7 +102,7 @@ def _zero_empty(
 # -- arguments -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: no generated __eq__, __hash__ to build
 class Scoring:
     """One metric call's inputs, normalised, and what the reports should know about them."""
 
