@@ -7,7 +7,6 @@ same structure as Python data (:meth:`GoldSet.from_dict`), from a TREC qrels fil
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -299,6 +298,7 @@ class GoldSet:
         """sha256 of the gold set's content (not its formatting): baselines use it to notice
         changes."""
         import hashlib  # at first use: not on the import path of every process
+        import json
 
         from pytest_tempoeval.data.corpus import LazyDocuments
 
@@ -345,6 +345,7 @@ class GoldSet:
 
     def _documents_hash(self, fields: tuple[str, ...]) -> str:
         import hashlib  # at first use: not on the import path of every process
+        import json
 
         from pytest_tempoeval.data.corpus import LazyDocuments
 
@@ -374,6 +375,7 @@ def _field(item: GoldQuery | GoldDocument, name: str) -> object:
 
 def _short_hash(data: object) -> str:
     import hashlib
+    import json
 
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:_SHORT_HASH]
 

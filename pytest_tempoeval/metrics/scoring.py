@@ -33,7 +33,6 @@ from pytest_tempoeval.metrics.alignment import (
     short_rankings,
     unknown_ids,
 )
-from pytest_tempoeval.metrics.explain import QueryExplanation
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
@@ -45,7 +44,8 @@ from pytest_tempoeval.metrics.relevance import (
 from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 from pytest_tempoeval.metrics.specs import Aggregate, Empty, MeasureSpec, Mode, ParamValue
 
-if TYPE_CHECKING:  # the judge's protocol module: imported by llm mode only
+if TYPE_CHECKING:  # imported by llm mode, and by explanations, only
+    from pytest_tempoeval.metrics.explain import QueryExplanation
     from pytest_tempoeval.metrics.llm_judgments import Judge
 
 ALL_RANKS: Literal["all"] = (
@@ -366,6 +366,8 @@ def _explainer(
     table, position_of = scoring.run.table, scoring.gold.query_position
 
     def explain(query_id: str) -> QueryExplanation:
+        from pytest_tempoeval.metrics.explain import QueryExplanation
+
         position, relevance = position_of[query_id], whole()
         retrieved: list[tuple[str, float | None]] = []
         for rank, row in enumerate(relevance.rows[position, :shown].tolist()):
