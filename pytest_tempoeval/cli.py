@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import math
 import os
 import sys
@@ -319,7 +318,6 @@ def _refuse_nan(results: Any, path: str) -> None:
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     from pytest_tempoeval.data.run import Run
     from pytest_tempoeval.metrics.by_name import evaluate
-    from pytest_tempoeval.metrics.explain import score_notes
     from pytest_tempoeval.metrics.measures import parse_measure, trec_eval_name
 
     measures = _measures(args.measures)  # a typo fails before loading
@@ -327,6 +325,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
     results = evaluate(Run.load(args.run), gold, measures, strict=args.strict)
     _refuse_nan(results, args.run)
     if args.format == "json":
+        import json
+
         json.dump(
             {
                 "run": args.run,
@@ -356,6 +356,8 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         out.write(
             f"{measure:<{width}}  {_value(result)}  {counted:>7}  {len(result.excluded):>8}\n"
         )
+    from pytest_tempoeval.metrics.explain import score_notes  # the text format's notes only
+
     for measure, result in results.items():
         notes = score_notes(result)
         if notes:
@@ -371,10 +373,10 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
 def _known_ids_verdict(results: dict[str, Any]) -> int:
     """EXIT_OK, or after one line on stderr EXIT_BAD_INPUT when the gold set knows none of the
     run's retrieved ids: the scores were printed, and measure nothing."""
-    from pytest_tempoeval.metrics.explain import unknown_ids_problem
-
     for result in results.values():
         if result.knows_no_retrieved_id():
+            from pytest_tempoeval.metrics.explain import unknown_ids_problem
+
             print(f"tempoeval: error: {unknown_ids_problem(result)}", file=sys.stderr)
             return EXIT_BAD_INPUT
     return EXIT_OK
@@ -464,6 +466,8 @@ def _compare(args: argparse.Namespace, out: TextIO) -> int:
             }
         )
     if args.format == "json":
+        import json
+
         json.dump(
             {"correction": args.correction, "alpha": args.alpha, "measures": rows}, out, indent=2
         )

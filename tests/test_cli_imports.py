@@ -117,6 +117,23 @@ def test_printed_results_load_no_check_recorder(trec_evaluate: set[str]) -> None
     assert "pytest_tempoeval.metrics.checks" not in trec_evaluate
 
 
+def test_trec_lines_need_no_explanation_wording_nor_json(trec_evaluate: set[str]) -> None:
+    """The trec format prints numbers: the explanations' wording (the text format's notes, the
+    failures') and the json module (the json format's) are not loaded for it."""
+    assert "pytest_tempoeval.metrics.explain" not in trec_evaluate
+    assert "json" not in trec_evaluate
+
+
+@pytest.mark.parametrize(
+    ("output", "module"), [("text", "pytest_tempoeval.metrics.explain"), ("json", "json")]
+)
+def test_the_formats_that_need_them_load_them(tmp_path: Path, output: str, module: str) -> None:
+    """The other side: the text format's notes are worded by metrics.explain, the json format is
+    written by json."""
+    modules = modules_after(tmp_path, "evaluate", RUN, QRELS, "--format", output, "-m", "P_5")
+    assert module in modules
+
+
 def test_a_temporal_measure_loads_the_focus_time_index(tmp_path: Path) -> None:
     """The other side: a focus-time measure imports the index it scores with."""
     run = tmp_path / "run.trec"
