@@ -33,13 +33,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pytest_tempoeval.constants import DEFAULT_K
-from pytest_tempoeval.data.readers.structured import (
-    LineDict,
-    Source,
-    json_tree,
-    read_text,
-    strict_json,
-)
 from pytest_tempoeval.data.values import (
     PLAIN_ID,
     check_k,
@@ -56,6 +49,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.data.columns import Ragged
     from pytest_tempoeval.data.focus_time import FocusTime
     from pytest_tempoeval.data.goldset import GoldSet
+    from pytest_tempoeval.data.readers.structured import LineDict
     from pytest_tempoeval.data.retrievers import RetrieverLike
 
 T = TypeVar("T")
@@ -131,6 +125,14 @@ class Run(Mapping[str, list[str]]):
         Errors name the line of the offending result (or of its query). Duplicate keys, which
         ``json.loads`` would silently drop, are errors too.
         """
+        # Imported here: a TREC run needs none of the JSON and YAML readers.
+        from pytest_tempoeval.data.readers.structured import (
+            LineDict,
+            Source,
+            read_text,
+            strict_json,
+        )
+
         path = Path(path)
         text = read_text(path, RunError, "run file")
         data: Any = strict_json(text, Source(path, RunError))  # errors with their line
@@ -637,11 +639,15 @@ def _check_trec_token(value: str, what: str) -> None:
 
 def _json_with_lines(path: Path, text: str) -> Any:
     """Parse again keeping line numbers; a syntax error becomes a RunError with its line."""
+    from pytest_tempoeval.data.readers.structured import Source, json_tree
+
     return json_tree(text, Source(path, RunError))
 
 
 def _json_line(data: LineDict, query_id: str | None, rank: int | None) -> int | None:
     """Line of the offending result (or of its query) in a JSON run parsed with line numbers."""
+    from pytest_tempoeval.data.readers.structured import LineDict
+
     if query_id is None or query_id not in data:
         return None
     results = data[query_id]

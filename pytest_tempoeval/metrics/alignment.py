@@ -174,6 +174,12 @@ def judged_rows(run: Run, gold: GoldSet, depth: int) -> np.ndarray:
     return done[:, :depth]
 
 
+def joined_depth(run: Run, gold: GoldSet) -> int:
+    """How many ranks :func:`judged_rows` has joined and kept for this pair (0: none yet)."""
+    joined: list[np.ndarray] = run.memo(("judged_rows", gold), list)
+    return joined[0].shape[1] if joined else 0
+
+
 def judged_rows_of(run: Run, gold: GoldSet, rows: np.ndarray, queries: np.ndarray) -> np.ndarray:
     """Like :func:`judged_rows` for the run-table ``rows`` ([n, ranks], -1 past the end) of the
     gold queries at ``queries`` (ascending positions), not kept."""

@@ -8,9 +8,9 @@ the same result.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.llm_judgments import Judge
 from pytest_tempoeval.metrics.measures import Measure, parse_measure
 from pytest_tempoeval.metrics.results import MetricResult
 from pytest_tempoeval.metrics.scoring import (
@@ -22,6 +22,9 @@ from pytest_tempoeval.metrics.scoring import (
     as_run,
     compute,
 )
+
+if TYPE_CHECKING:  # the judge's protocol module: imported by llm mode only
+    from pytest_tempoeval.metrics.llm_judgments import Judge
 
 
 def evaluate(

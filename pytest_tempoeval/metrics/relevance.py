@@ -9,12 +9,16 @@ is decided depends on the mode:
 - **gold**: the gold set's graded judgments (trec_eval: an unjudged document is non-relevant);
 - **focus_time**: 4 x Jaccard(query focus time, document focus time) (:mod:`.focus_index`);
 - **llm**: the grades or verdicts of an LLM judge (:mod:`.llm_judgments`).
+
+One module on purpose, though longer than most: the three modes build the one :class:`Relevance`,
+and what each calls known, relevant and ideal is easiest to keep consistent side by side.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,23 +27,17 @@ from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
 from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics.alignment import (
+    joined_depth,
     judged_rows,
     judged_rows_of,
     ranked_lengths,
     ranked_rows,
     run_of_gold,
 )
-from pytest_tempoeval.metrics.focus_index import (
-    GRADE_SCALE,
-    add_retrieved_to_pool,
-    focus_index,
-    focus_pool,
-    jaccard,
-    retrieved_focus_times,
-    similarity_table,
-)
-from pytest_tempoeval.metrics.llm_judgments import Judge, judged
-from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
+
+# Imported by their modes' functions: focus_index and the judge's modules (gold mode needs neither)
+if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.llm_judgments import Judge
 
 # Why a query is left out of a mean.
 NO_FOCUS_TIME = "no focus time (none given, none found in its text)"
@@ -195,8 +193,11 @@ def _first_relevant_ranks(
     """[gold queries] rank index of each query's first relevant document (-1: none in ``depth``).
 
     The first ranks come from the join the cutoff metrics share; only the rankings with nothing
-    relevant there are joined deeper, a chunk of queries at a time.
+    relevant there are joined deeper, a chunk of queries at a time. When that join is already
+    ``depth`` deep (AP or recall scored first), it is read, not joined again.
     """
+    if joined_depth(run, gold) >= depth:
+        return _first_relevant_in(judged_rows(run, gold, depth), relevant_grades)
     first = judged_rows(run, gold, _FIRST_PASS_RANKS)
     ranks = _first_relevant_in(first, relevant_grades)
     lengths = ranked_lengths(run, gold)
@@ -262,6 +263,16 @@ def focus_time_relevance(
     pool: bool = True,
 ) -> Relevance:
     """Relevance = 4 x Jaccard(QFT, DFT); relevant = any overlap (or Jaccard > threshold)."""
+    from pytest_tempoeval.metrics.focus_index import (
+        GRADE_SCALE,
+        add_retrieved_to_pool,
+        focus_index,
+        focus_pool,
+        jaccard,
+        retrieved_focus_times,
+        similarity_table,
+    )
+
     index = focus_index(gold)
     rows = run.memo(("ranked_rows", gold, depth), lambda: ranked_rows(run, gold, depth))
     retrieved = retrieved_focus_times(run, gold)
@@ -357,6 +368,9 @@ def llm_relevance(
     A document with no text (neither in the run nor in the gold set) cannot be judged: it counts as
     unknown, or is an error with ``strict=True``.
     """
+    from pytest_tempoeval.metrics.llm_judgments import judged
+    from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
+
     if judge is None:
         raise MetricError(
             "mode='llm' needs judge=: an AnthropicJudge (the tempoeval_judge fixture gives one "

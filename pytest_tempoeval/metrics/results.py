@@ -1,4 +1,8 @@
-"""MetricResult: a float that remembers how it was computed, per query, and can explain itself."""
+"""MetricResult: a float that remembers how it was computed, per query, and can explain itself.
+
+One module on purpose, though long: the result, its per-query scores and the comparison that
+records a check are one object's behaviour; a reader looks for what ``result >= 0.8`` does here.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +10,16 @@ import math
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
 from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.errors import MetricError
-from pytest_tempoeval.metrics.checks import Check, discarded_at, not_asserted, policy, record
-from pytest_tempoeval.metrics.explain import (
-    QueryExplanation,
-    explain_comparison,
-    explain_text,
-    format_score,
-    left_out,
-    summary_line,
-    unknown_ids_note,
-    unknown_ids_problem,
-)
+
+# metrics.explain is imported by the methods that word an explanation: printing needs none.
+if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.explain import QueryExplanation
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 _OPERATORS: dict[str, Callable[[float, float], bool]] = {
@@ -67,7 +64,7 @@ class QueryScores(Mapping[str, float]):
         return int(self._counted.sum()) if self._dict is None else len(self._dict)
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, eq=False)  # compared by identity: no generated __eq__ to build
 class _Details:
     per_query: Mapping[str, float]
     excluded: dict[str, str]
@@ -260,13 +257,19 @@ class MetricResult(float):
 
     def explain(self, n: int = WORST_EXPLAINED) -> str:
         """A summary line, then the ``n`` worst queries with their retrieved ids and relevance."""
+        from pytest_tempoeval.metrics.explain import explain_text
+
         return explain_text(self, n)
 
     def detail_lines(self, n: int = WORST_EXPLAINED) -> list[str]:
         """What a failed comparison shows under its first line: the worst ``n`` explained."""
+        from pytest_tempoeval.metrics.explain import explain_text
+
         return explain_text(self, n).splitlines()[1:]
 
     def summary(self) -> str:
+        from pytest_tempoeval.metrics.explain import summary_line
+
         return summary_line(self)
 
     def explain_query(self, query_id: str) -> QueryExplanation | None:
@@ -284,6 +287,9 @@ class MetricResult(float):
     def unknown_ids_failure(self) -> str | None:
         """With ini ``tempoeval_fail_on_unknown_ids``, the retrieved ids the gold set does not
         know, which fail every check of this result; else None."""
+        from pytest_tempoeval.metrics.checks import policy
+        from pytest_tempoeval.metrics.explain import unknown_ids_note
+
         return (unknown_ids_note(self) or None) if policy.fail_on_unknown_ids else None
 
     def knows_no_retrieved_id(self) -> bool:
@@ -304,15 +310,23 @@ class MetricResult(float):
         was left out of the score, which fails every check of this result; else None."""
         if not self.strict_exclusions:
             return None
+        from pytest_tempoeval.metrics.explain import left_out
+
         return left_out(self.excluded, self.extra.get("ignored_run_queries") or []) or None
 
     @property
     def strict_exclusions(self) -> bool:
         """Whether anything left out fails this result's checks: the call's ``fail_on_excluded``,
         else ini ``tempoeval_fail_on_excluded``."""
+        from pytest_tempoeval.metrics.checks import policy
+
         return policy.fail_on_excluded if self.fail_on_excluded is None else self.fail_on_excluded
 
     def _compare(self, op: str, other: object, outcome: bool) -> bool:
+        # The checks' recorder is imported by comparisons: printing a result never loads it.
+        from pytest_tempoeval.metrics.checks import Check, discarded_at, not_asserted, record
+        from pytest_tempoeval.metrics.explain import explain_comparison
+
         if _is_threshold(other):
             threshold = float(other)  # type: ignore[arg-type]
             outcome = (
@@ -354,6 +368,8 @@ class MetricResult(float):
                 f"with a NaN score: {len(undefined)}{which}"
             )
         if self.knows_no_retrieved_id():
+            from pytest_tempoeval.metrics.explain import format_score, unknown_ids_problem
+
             raise MetricError(
                 f"{self.label} [{self.mode}] = {format_score(float(self))} measures nothing: "
                 f"{unknown_ids_problem(self)}"
@@ -363,6 +379,8 @@ class MetricResult(float):
         """:meth:`check_comparable`, for a comparison: one the retrieved ids cannot pass is
         recorded as failed before it raises, so the summary and the reports show it."""
         if _is_threshold(other) and self._details.per_query and self.knows_no_retrieved_id():
+            from pytest_tempoeval.metrics.checks import Check, record
+
             record(Check(result=self, op=op, threshold=float(other), passed=False))  # type: ignore[arg-type]
         self.check_comparable()
 
@@ -403,8 +421,12 @@ def assertrepr_compare(op: str, left: Any, right: Any, verbose: int) -> list[str
     """The ``pytest_assertrepr_compare`` implementation: explain ``metric op number`` either way
     round."""
     if isinstance(left, MetricResult) and _is_number(right):
+        from pytest_tempoeval.metrics.explain import explain_comparison
+
         return explain_comparison(left, op, float(right), verbose)
     if isinstance(right, MetricResult) and _is_number(left) and op in _FLIPPED:
+        from pytest_tempoeval.metrics.explain import explain_comparison
+
         return explain_comparison(right, _FLIPPED[op], float(left), verbose)
     return None
 

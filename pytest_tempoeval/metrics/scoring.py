@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -33,8 +33,6 @@ from pytest_tempoeval.metrics.alignment import (
     short_rankings,
     unknown_ids,
 )
-from pytest_tempoeval.metrics.explain import QueryExplanation
-from pytest_tempoeval.metrics.llm_judgments import Judge
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
@@ -45,6 +43,10 @@ from pytest_tempoeval.metrics.relevance import (
 )
 from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 from pytest_tempoeval.metrics.specs import Aggregate, Empty, MeasureSpec, Mode, ParamValue
+
+if TYPE_CHECKING:  # imported by llm mode, and by explanations, only
+    from pytest_tempoeval.metrics.explain import QueryExplanation
+    from pytest_tempoeval.metrics.llm_judgments import Judge
 
 ALL_RANKS: Literal["all"] = (
     "all"  # k="all": the whole ranking (trec_eval's ndcg, recall, map, recip_rank)
@@ -109,7 +111,7 @@ def _zero_empty(
 # -- arguments -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: no generated __eq__, __hash__ to build
 class Scoring:
     """One metric call's inputs, normalised, and what the reports should know about them."""
 
@@ -386,6 +388,8 @@ def _explainer(
     table, position_of = scoring.run.table, scoring.gold.query_position
 
     def explain(query_id: str) -> QueryExplanation:
+        from pytest_tempoeval.metrics.explain import QueryExplanation
+
         position, relevance = position_of[query_id], whole()
         retrieved: list[tuple[str, float | None]] = []
         for rank, row in enumerate(relevance.rows[position, :shown].tolist()):

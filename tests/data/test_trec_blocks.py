@@ -1,4 +1,5 @@
-"""Large TREC files are streamed in blocks, parsed on two threads: same results, exact lines."""
+"""TREC files are streamed in blocks, parsed on two threads (large files) or one after the other
+(a file of one BLOCK_BYTES block, in SEQUENTIAL_BLOCK_BYTES blocks): same results, exact lines."""
 
 from pathlib import Path
 
@@ -22,13 +23,51 @@ def tiny_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", 256)
 
 
-def test_blocks_and_threads_give_the_same_run(
+# Which block size a 256-byte block stands for: the thread pool's, or that of blocks read one after
+# the other (a file under BLOCK_BYTES, as every file these tests write).
+BLOCK_SIZES = {"threads": "BLOCK_BYTES", "sequence": "SEQUENTIAL_BLOCK_BYTES"}
+
+
+@pytest.fixture(params=sorted(BLOCK_SIZES))
+def small_blocks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 256 bytes, parsed on the thread pool or one after the other."""
+    monkeypatch.setattr(trec_tokens.pipeline, BLOCK_SIZES[request.param], 256)
+
+
+def test_a_small_file_is_read_in_sequential_blocks_and_starts_no_thread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under BLOCK_BYTES, blocks of SEQUENTIAL_BLOCK_BYTES, each parsed before the next is read."""
+    path = tmp_path / "run.trec"
+    path.write_text("".join(run_lines(40)))
+    parsed: list[int] = []
+    parse_block = trec_tokens.pipeline._parse_block
+
+    def recorded(*args: object) -> object:
+        parsed.append(int(args[1]))  # type: ignore[call-overload]
+        return parse_block(*args)  # type: ignore[arg-type]
+
+    def no_threads(*args: object) -> None:
+        raise AssertionError("a file under BLOCK_BYTES went to the thread pool")
+
+    monkeypatch.setattr(trec_tokens.pipeline, "_parse_block", recorded)
+    monkeypatch.setattr(trec_tokens.pipeline, "_parse_on_threads", no_threads)
+    monkeypatch.setattr(trec_tokens.pipeline, "SEQUENTIAL_BLOCK_BYTES", 256)
+    assert path.stat().st_size < trec_tokens.pipeline.BLOCK_BYTES
+    run = Run.load(path)
+    assert len(run) == 40
+    assert len(parsed) > 50 and all(0 < end <= 256 for end in parsed)
+    assert sum(parsed) == path.stat().st_size
+
+
+@pytest.mark.parametrize("blocks", sorted(BLOCK_SIZES))
+def test_blocks_and_threads_give_the_same_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocks: str
 ) -> None:
     path = tmp_path / "run.trec"
     path.write_text("".join(run_lines(40)))
     whole = Run.load(path)
-    monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", 256)
+    monkeypatch.setattr(trec_tokens.pipeline, BLOCK_SIZES[blocks], 256)
     blocked = Run.load(path)
     assert {q: blocked[q] for q in blocked} == {q: whole[q] for q in whole}
     assert {q: blocked.scores(q) for q in blocked} == {q: whole.scores(q) for q in whole}
@@ -39,7 +78,7 @@ def test_blocks_and_threads_give_the_same_run(
 
 
 def test_an_error_in_a_late_block_names_its_absolute_line(
-    tmp_path: Path, tiny_blocks: None
+    tmp_path: Path, small_blocks: None
 ) -> None:
     lines = run_lines(20)
     lines[517] = "q17 Q0 d999 1 not-a-number t\n"
@@ -50,7 +89,7 @@ def test_an_error_in_a_late_block_names_its_absolute_line(
 
 
 def test_a_wrong_field_count_in_a_late_block_names_its_line(
-    tmp_path: Path, tiny_blocks: None
+    tmp_path: Path, small_blocks: None
 ) -> None:
     lines = run_lines(20)
     lines[401] = "q13 Q0 d999 1 2.0\n"
@@ -61,7 +100,7 @@ def test_a_wrong_field_count_in_a_late_block_names_its_line(
         Run.load(path)
 
 
-def test_a_line_longer_than_a_block_still_reads(tmp_path: Path, tiny_blocks: None) -> None:
+def test_a_line_longer_than_a_block_still_reads(tmp_path: Path, small_blocks: None) -> None:
     long_id = "d" + "x" * 1000
     path = tmp_path / "run.trec"
     path.write_text("".join(run_lines(3)) + f"q9 Q0 {long_id} 1 3.5 t\n" + "q9 Q0 short 2 1.0 t")
@@ -114,12 +153,18 @@ def run_files(draw: st.DrawFn) -> list[str]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(lines=run_files(), block_bytes=st.integers(64, 700), final_newline=st.booleans())
+@given(
+    lines=run_files(),
+    block_bytes=st.integers(64, 700),
+    final_newline=st.booleans(),
+    blocks=st.sampled_from(sorted(BLOCK_SIZES)),
+)
 def test_blocks_written_in_place_hold_every_field_and_line(
     tmp_path_factory: pytest.TempPathFactory,
     lines: list[str],
     block_bytes: int,
     final_newline: bool,
+    blocks: str,
 ) -> None:
     """Each block writes its rows where the block before it ends, and a block whose ids are longer
     than the first block's widens the columns: every field and line number is the one on the line
@@ -132,7 +177,7 @@ def test_blocks_written_in_place_hold_every_field_and_line(
         6, (0, 2), {4: ("score", trec_tokens.parse_float_words, "a number")}, "run", True
     )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", block_bytes)
+        patch.setattr(trec_tokens.pipeline, BLOCK_SIZES[blocks], block_bytes)
         fields = trec_tokens.read_fields(path, layout, RunError)
     expected = [
         (number, line.split())

@@ -103,16 +103,20 @@ def as_cr_only(tmp_path: Path, name: str) -> Path:
     return write(tmp_path, data.replace(b"\n", b"\r"), f"{name}.cr")
 
 
-@pytest.mark.parametrize("block_bytes", [None, 256], ids=["one-block", "many-blocks"])
+@pytest.mark.parametrize(
+    "blocks",
+    [None, "BLOCK_BYTES", "SEQUENTIAL_BLOCK_BYTES"],
+    ids=["one-block", "many-blocks-on-threads", "many-blocks-in-sequence"],
+)
 def test_cr_only_files_read_as_their_lf_originals(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block_bytes: int | None
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, blocks: str | None
 ) -> None:
     """A CR-only run read as one line: its first six fields, so AP 0.0000 instead of 0.1785."""
     from pytest_tempoeval import average_precision
     from pytest_tempoeval.data.readers import trec_tokens
 
-    if block_bytes:
-        monkeypatch.setattr(trec_tokens.pipeline, "BLOCK_BYTES", block_bytes)
+    if blocks:
+        monkeypatch.setattr(trec_tokens.pipeline, blocks, 256)
     run, qrels = as_cr_only(tmp_path, "results.test"), as_cr_only(tmp_path, "qrels.test")
     lf_run, lf_qrels = Run.load(TREC_EVAL / "results.test"), GoldSet.load(TREC_EVAL / "qrels.test")
     cr_run, cr_qrels = Run.load(run), GoldSet.load(qrels)  # load sniffs a CR file as qrels too

@@ -77,3 +77,27 @@ def test_a_gold_set_without_any_judgment_excludes_every_query_past_the_first_ran
     for metric in (mrr, success):
         result = metric(Run({"q": RANKING}), gold)
         assert result.excluded == {"q": "no relevant document judged"}
+
+
+def test_reciprocal_rank_after_a_whole_ranking_measure_reads_its_join(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """AP joins every rank and keeps the join: reciprocal rank scored after it reads that join
+    instead of joining the late ranks again, with the same values (hand-computed above)."""
+    from pytest_tempoeval import average_precision
+    from pytest_tempoeval.metrics import alignment, relevance
+
+    run, gold = fresh()
+    average_precision(run, gold)
+    joins: list[int] = []
+    join = alignment.judged_rows_of
+
+    def counted(*args: object) -> object:
+        joins.append(1)
+        return join(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(relevance, "judged_rows_of", counted)
+    assert mrr(run, gold).per_query == {"q-early": 0.5, "q-late": 1 / 15, "q-none": 0.0}
+    assert joins == []
+    assert mrr(*fresh()).per_query == {"q-early": 0.5, "q-late": 1 / 15, "q-none": 0.0}
+    assert joins  # alone, it joins the ranks past the first ones itself

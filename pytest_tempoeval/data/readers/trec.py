@@ -11,8 +11,9 @@ trec_eval's order, grades become judgments.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,7 +25,6 @@ from pytest_tempoeval.data.columns import (
     words_to_ids,
 )
 from pytest_tempoeval.data.readers.lines import SNIFF_BYTES, first_data_line, lines_end_in_cr
-from pytest_tempoeval.data.readers.structured import shown
 from pytest_tempoeval.data.readers.trec_tokens import (
     LineFormat,
     parse_float_words,
@@ -41,8 +41,9 @@ BEIR_QRELS_FORMAT = "query-id corpus-id score"
 BEIR_QRELS_HEADER = b"query-id"  # the first line of a BEIR qrels file names its columns
 
 
-@dataclass(frozen=True)
-class _Format:
+# A NamedTuple, not a dataclass: defining a dataclass compiles its methods from source, about
+# 0.4 ms at every start of the command (they are records; nothing compares them).
+class _Format(NamedTuple):
     """One file format: its layout, the error its problems raise, and where its columns are."""
 
     noun: str  # "run", "qrels"
@@ -103,8 +104,7 @@ _BEIR_QRELS = _Format(
 )
 
 
-@dataclass(frozen=True, eq=False)
-class _Grouped:
+class _Grouped(NamedTuple):
     """A TREC file's rows grouped by query; every column in grouped order."""
 
     keys: tuple[str, ...]
@@ -163,6 +163,8 @@ def _header(path: Path) -> str | None:
     first = first_data_line(path)
     if first is None or any(is_number(field) for field in first[1]):
         return None
+    from pytest_tempoeval.data.readers.structured import shown  # an error's wording only
+
     line, fields = first
     return located(
         path,

@@ -23,10 +23,15 @@ from pytest_tempoeval.data.readers.trec_tokens.numbers import (
     parse_floats,
     parse_ints,
 )
-from pytest_tempoeval.data.readers.trec_tokens.pipeline import BLOCK_BYTES, read_fields
+from pytest_tempoeval.data.readers.trec_tokens.pipeline import (
+    BLOCK_BYTES,
+    SEQUENTIAL_BLOCK_BYTES,
+    read_fields,
+)
 
 __all__ = [
     "BLOCK_BYTES",
+    "SEQUENTIAL_BLOCK_BYTES",
     "LineFormat",
     "Parser",
     "TrecFields",
