@@ -221,3 +221,18 @@ def test_the_regular_layout_finds_the_fields_the_general_one_finds(
             assert [bound.tolist() for bound in fast[1][field]] == [
                 bound.tolist() for bound in general[1][field]
             ]
+
+
+def test_a_fields_bounds_are_computed_once() -> None:
+    """The widths and the writing of a block both read a field's bounds: computed on the first
+    read, kept for the second."""
+    computed: list[int] = []
+
+    def compute(field: int) -> tuple[np.ndarray, np.ndarray]:
+        computed.append(field)
+        return np.array([field]), np.array([1])
+
+    bounds = trec_tokens.layout.FieldBounds(compute)
+    first, again = bounds[2], bounds[2]
+    assert first is again and computed == [2]
+    assert bounds[0][0].tolist() == [0] and computed == [2, 0]

@@ -34,14 +34,16 @@ _HIGHEST_BLANK = 32  # every byte up to the space is a blank or a control byte
 
 
 class FieldBounds(dict[int, tuple["Positions", "Positions"]]):
-    """field -> (start offsets, lengths) of its values, computed only for the fields asked for."""
+    """field -> (start offsets, lengths) of its values, computed only for the fields asked for,
+    once (the widths and the writing of a block both ask)."""
 
     def __init__(self, compute: Callable[[int], tuple[Positions, Positions]]) -> None:
         super().__init__()
         self._compute = compute
 
     def __missing__(self, field: int) -> tuple[Positions, Positions]:
-        return self._compute(field)
+        bounds = self[field] = self._compute(field)
+        return bounds
 
 
 # line of each row (relative to the block), where its fields are, newlines in the block
