@@ -88,7 +88,7 @@ def run(ctx: Context) -> dict[str, Any]:
         per_round = [a / b for a, b in zip(walls["tempoeval"], walls["trec_eval"])]
         rows.append(
             [name, round((sizes["run_bytes"] + sizes["qrels_bytes"]) / 2**20, 1)]
-            + [spread(walls["tempoeval"]), spread(walls["trec_eval"]), round(ratio, 3)]
+            + [spread(walls["tempoeval"]), spread(walls["trec_eval"]), ratio]
             + [spread(per_round, "")]
             + [spread([s.rss_mib for s in runs], "MiB") for runs in samples.values()]
         )

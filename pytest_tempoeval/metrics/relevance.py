@@ -17,7 +17,7 @@ and what each calls known, relevant and ideal is easiest to keep consistent side
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -146,6 +146,11 @@ def gold_relevance(
             complete=lambda: gold_relevance(run, gold, depth, relevance_level, need_ideal),
             first_relevant=_first_relevant_ranks(run, gold, depth, relevant_grades),
         )
+    # Kept per (gold set, level, ideal or not): a measure scored after a deeper one (P@5 after AP)
+    # reads the first ranks of its matrices, which are the ones it would build.
+    kept: list[Relevance] = run.memo(("gold_relevance", gold, relevance_level, need_ideal), list)
+    if kept and kept[0].rows.shape[1] >= depth:
+        return _first_ranks(kept[0], depth)
     rows = ranked_rows(run, gold, depth)
     found = judged_rows(run, gold, depth)  # -1 where unjudged or past the end
     # A negative grade is judged non-relevant (trec_eval): no gain, never relevant, but judged.
@@ -172,7 +177,7 @@ def gold_relevance(
         best = sorted((-grade, doc) for doc, grade in zip(docs, values) if grade >= floor)
         return [(doc, 1.0 if binary else float(-grade)) for grade, doc in best[:n]]
 
-    return Relevance(
+    built = Relevance(
         query_ids=judgments.keys,
         rows=rows,
         relevance=relevance,
@@ -184,6 +189,23 @@ def gold_relevance(
         missing=run_of_gold(run, gold) < 0,
         ideal_documents=ideal_documents,
         negative=negative,
+    )
+    kept[:] = [built]
+    return built
+
+
+def _first_ranks(relevance: Relevance, depth: int) -> Relevance:
+    """``relevance`` (gold mode) to its first ``depth`` ranks: views, no copy."""
+    assert relevance.negative is not None
+    ideal = relevance.ideal[:, :depth] if relevance.ideal.shape[1] else relevance.ideal
+    return replace(
+        relevance,
+        rows=relevance.rows[:, :depth],
+        relevance=relevance.relevance[:, :depth],
+        known=relevance.known[:, :depth],
+        relevant=relevance.relevant[:, :depth],
+        ideal=ideal,
+        negative=relevance.negative[:, :depth],
     )
 
 

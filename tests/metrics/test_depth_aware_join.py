@@ -101,3 +101,28 @@ def test_reciprocal_rank_after_a_whole_ranking_measure_reads_its_join(
     assert joins == []
     assert mrr(*fresh()).per_query == {"q-early": 0.5, "q-late": 1 / 15, "q-none": 0.0}
     assert joins  # alone, it joins the ranks past the first ones itself
+
+
+SHALLOW_AFTER_DEEP = ["P@5", "R@3", "nDCG@5", "AP@10", "Judged@4", "P(rel=2)@5", "RR@3"]
+
+
+@pytest.mark.parametrize("measure", SHALLOW_AFTER_DEEP)
+def test_a_measure_scored_after_deeper_ones_equals_it_scored_alone(measure: str) -> None:
+    """Relevance is kept per level and read to fewer ranks by a later, shallower measure: its
+    values, exclusions, Judged@k, counts and explanations are those it has on fresh objects
+    (hand-computed for P@5 and R@3)."""
+    from pytest_tempoeval import score
+
+    run, gold = fresh()
+    for deeper in ("AP", "R@25", "nDCG@20", "P(rel=2)@25"):
+        score(deeper, run, gold)
+    after, alone = score(measure, run, gold), score(measure, *fresh())
+    assert after.per_query == alone.per_query
+    assert after.excluded == alone.excluded and after.judged == alone.judged
+    assert after.extra == alone.extra
+    assert after.explain_query("q-early") == alone.explain_query("q-early")
+    if measure == "P@5":
+        assert alone.per_query == {"q-early": 0.2, "q-late": 0.0, "q-none": 0.0}
+    if measure == "R@3":
+        # q-early: d2 of its three relevant (d2, d20, x) in the top 3
+        assert alone.per_query == pytest.approx({"q-early": 1 / 3, "q-late": 0.0, "q-none": 0.0})

@@ -148,6 +148,8 @@ def group_rows(query_words: npt.NDArray[np.uint64], width: int) -> Grouping:
     boundaries = np.flatnonzero(changed) + 1
     block_starts = np.concatenate(([0], boundaries))
     block_keys = words_to_ids(query_words[block_starts], width).tolist()
+    if len(dict.fromkeys(block_keys)) == len(block_keys):  # each query's lines are contiguous
+        return Grouping(block_keys, None, np.concatenate((block_starts, [n_rows])).astype(np.int64))
     index_of: dict[bytes, int] = {}
     block_group = np.fromiter(
         (index_of.setdefault(key, len(index_of)) for key in block_keys),
@@ -155,8 +157,6 @@ def group_rows(query_words: npt.NDArray[np.uint64], width: int) -> Grouping:
         count=len(block_keys),
     )
     block_ends = np.concatenate((boundaries, [n_rows]))
-    if len(index_of) == len(block_keys):  # every query's lines are contiguous: no reordering
-        return Grouping(block_keys, None, np.concatenate((block_starts, [n_rows])).astype(np.int64))
     row_group = np.repeat(block_group, block_ends - block_starts)
     order = np.argsort(row_group, kind="stable")
     counts = np.bincount(row_group, minlength=len(index_of))

@@ -192,7 +192,8 @@ def _read_grouped(path: Path, kind: _Format, header: bytes | None = None) -> _Gr
         order = grouping.order
         lines, doc_words, values = lines[order], doc_words[order], values[order]
     offsets = grouping.offsets
-    keys = _decode_queries(grouping.keys, offsets, lines, path, kind.error)
+    all_ascii = fields.non_ascii_rows.size == 0  # no byte >= 0x7f (DEL, non-ASCII) anywhere
+    keys = _decode_queries(grouping.keys, offsets, lines, path, kind.error, all_ascii)
     rows = _Grouped(keys, offsets, doc_words, doc_width, lines, values)
     for first, repeated in duplicate_pairs(offsets, doc_words)[:1]:
         query = keys[int(np.searchsorted(offsets, repeated, side="right")) - 1]
@@ -247,11 +248,17 @@ def _check_utf8(
 
 
 def _decode_queries(
-    keys: list[bytes], offsets: np.ndarray, lines: np.ndarray, path: Path, error: type[Exception]
+    keys: list[bytes],
+    offsets: np.ndarray,
+    lines: np.ndarray,
+    path: Path,
+    error: type[Exception],
+    all_ascii: bool = False,
 ) -> tuple[str, ...]:
     """Query ids as text; the non-ASCII ones and those with DEL (rare) are held to the id rules, as
-    in _check_utf8."""
-    if all(key.isascii() and b"\x7f" not in key for key in keys):
+    in _check_utf8. ``all_ascii``: the tokeniser found no such byte in the file (no key to look
+    at one by one)."""
+    if all_ascii or all(key.isascii() and b"\x7f" not in key for key in keys):
         return tuple([key.decode("ascii") for key in keys])
     decoded: list[str] = []
     for key, start in zip(keys, offsets[:-1].tolist()):
