@@ -30,7 +30,7 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TextIO
+from typing import Any, NamedTuple, NoReturn, TextIO
 
 from pytest_tempoeval.errors import GoldSetWarning, MetricError, TempoEvalError
 from pytest_tempoeval.gate.randomization import Correction
@@ -114,8 +114,12 @@ def _end_process(status: int) -> None:
 
 
 def _command(argv: Sequence[str] | None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
+    given = sys.argv[1:] if argv is None else list(argv)
+    command = _COMMANDS.get(given[0]) if given else None
+    if command is None:  # --help, a typo, no command: the whole parser says it
+        args = _whole_parser().parse_args(given)
+    else:
+        args = _command_parser(command).parse_args(given[1:])
     problem = None
     try:
         status = int(args.command(args, sys.stdout))
@@ -178,7 +182,32 @@ def _swap_hint(args: argparse.Namespace) -> str:
     return f" (RUN and GOLD swapped? {'; '.join(clues)})" if clues else ""
 
 
-def _parser() -> argparse.ArgumentParser:
+class _Command(NamedTuple):
+    """A command of ``tempoeval``, declared once for the whole parser and for its own."""
+
+    name: str
+    help: str  # its line in ``tempoeval --help``
+    description: str | None
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    getopt: bool = False  # its flags are read by trec_eval_cli as trec_eval's getopt reads them
+
+    @property
+    def parser_options(self) -> dict[str, Any]:
+        if self.getopt:  # no flag for argparse, not even -h
+            return {"description": self.description, "add_help": False, "prefix_chars": "\0"}
+        return {"description": self.description}
+
+
+def _command_parser(command: _Command) -> argparse.ArgumentParser:
+    """The parser of one command, as the whole parser's subparser for it is (named ``tempoeval
+    COMMAND``). ``tempoeval COMMAND ...`` builds only this one: argparse looks up a translation of
+    each help string it adds, and the four others were 2% of a 1,000-query evaluate."""
+    parser = argparse.ArgumentParser(prog=f"tempoeval {command.name}", **command.parser_options)
+    command.add_arguments(parser)
+    return parser
+
+
+def _whole_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tempoeval",
         description="Retrieval measures, temporal relevance and regression gating, outside pytest.",
@@ -187,13 +216,13 @@ def _parser() -> argparse.ArgumentParser:
         "output left (| head), as a tool killed by SIGPIPE.",
     )
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
+    for command in _COMMANDS.values():
+        subparser = commands.add_parser(command.name, help=command.help, **command.parser_options)
+        command.add_arguments(subparser)
+    return parser
 
-    evaluate = commands.add_parser(
-        "evaluate",
-        help="score a run against a gold set",
-        description="Score RUN against GOLD. GOLD: a YAML/JSON gold set, a TREC qrels file or a "
-        "BEIR folder. RUN: a TREC run file, or JSON.",
-    )
+
+def _evaluate_arguments(evaluate: argparse.ArgumentParser) -> None:
     evaluate.add_argument("run", metavar="RUN")
     evaluate.add_argument("gold", metavar="GOLD")
     _measures_option(evaluate, None)
@@ -207,14 +236,8 @@ def _parser() -> argparse.ArgumentParser:
     _common_options(evaluate)
     evaluate.set_defaults(command=_evaluate)
 
-    compare = commands.add_parser(
-        "compare",
-        help="compare runs with a base; exit 1 on a significant drop",
-        description="Compare each RUN with BASE on GOLD, per measure: the means, the delta, the "
-        "one-sided paired randomization p-value (Holm-corrected across every system and "
-        "measure), and the queries that got worse. Exits 1 when a system dropped on a measure "
-        "by more than --max-drop with p < --alpha.",
-    )
+
+def _compare_arguments(compare: argparse.ArgumentParser) -> None:
     compare.add_argument("base", metavar="BASE")
     compare.add_argument("runs", metavar="RUN", nargs="+")
     compare.add_argument("gold", metavar="GOLD")
@@ -247,26 +270,54 @@ def _parser() -> argparse.ArgumentParser:
     _common_options(compare)
     compare.set_defaults(command=_compare)
 
-    check = commands.add_parser(
-        "check",
-        help="validate gold sets (a pre-commit lint)",
-        description="Load each GOLD and report its errors and warnings with file and line. Exits "
-        "1 when one has an error (with --strict, a warning too).",
-    )
+
+def _check_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument("gold", metavar="GOLD", nargs="+")
     check.add_argument("--strict", action="store_true", help="warnings fail too")
     check.add_argument("--split", default="test", help="BEIR folders: the qrels split")
     check.set_defaults(command=_check)
 
-    trec_eval = commands.add_parser(
-        "trec_eval",
-        help="trec_eval's command line: tempoeval trec_eval [flags] QRELS RESULTS",
-        add_help=False,
-        prefix_chars="\0",  # no flag for argparse: trec_eval_cli reads them as trec_eval's getopt
-    )
+
+def _trec_eval_arguments(trec_eval: argparse.ArgumentParser) -> None:
     trec_eval.add_argument("argv", nargs=argparse.REMAINDER)
     trec_eval.set_defaults(command=_trec_eval)
-    return parser
+
+
+_COMMANDS = {
+    command.name: command
+    for command in (
+        _Command(
+            "evaluate",
+            "score a run against a gold set",
+            "Score RUN against GOLD. GOLD: a YAML/JSON gold set, a TREC qrels file or a BEIR "
+            "folder. RUN: a TREC run file, or JSON.",
+            _evaluate_arguments,
+        ),
+        _Command(
+            "compare",
+            "compare runs with a base; exit 1 on a significant drop",
+            "Compare each RUN with BASE on GOLD, per measure: the means, the delta, the "
+            "one-sided paired randomization p-value (Holm-corrected across every system and "
+            "measure), and the queries that got worse. Exits 1 when a system dropped on a "
+            "measure by more than --max-drop with p < --alpha.",
+            _compare_arguments,
+        ),
+        _Command(
+            "check",
+            "validate gold sets (a pre-commit lint)",
+            "Load each GOLD and report its errors and warnings with file and line. Exits 1 when "
+            "one has an error (with --strict, a warning too).",
+            _check_arguments,
+        ),
+        _Command(
+            "trec_eval",
+            "trec_eval's command line: tempoeval trec_eval [flags] QRELS RESULTS",
+            None,
+            _trec_eval_arguments,
+            getopt=True,
+        ),
+    )
+}
 
 
 def _measures_option(parser: argparse.ArgumentParser, default: Sequence[str] | None) -> None:

@@ -6,6 +6,7 @@ Most cases call ``main()`` in-process; a few run the installed console script an
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -660,3 +661,29 @@ def test_compare_decides_with_the_gates_one_verdict(
     assert code == 1 and json.loads(out)["measures"][0]["verdict"] == "regressed"
     # asked by the gate's compare() (raw p) and then by compare's correction across the measures
     assert {(drop, alpha) for drop, _, _, alpha in asked} == {(0.0, 0.2)}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["evaluate", "run.trec", "qrels.trec"],
+        ["evaluate", "run.trec", "gold.yaml", "-m", "P@5", "nDCG@10", "-q", "--format", "trec"],
+        ["evaluate", "run.trec", "beir", "--split", "dev", "--strict", "--format", "json"],
+        ["compare", "a.trec", "b.trec", "c.trec", "gold.yaml", "--max-drop", "0.1"],
+        ["compare", "a.trec", "b.trec", "gold.yaml", "--alpha", "0.01", "--format", "latex"],
+        ["check", "a.yaml", "b.yaml", "--strict"],
+        ["trec_eval", "-q", "-m", "all_trec", "-c", "qrels", "results"],
+        ["trec_eval", "-h"],
+    ],
+)
+def test_one_command_parser_reads_a_command_line_as_the_whole_parser_does(argv: list[str]) -> None:
+    """``tempoeval COMMAND`` builds only its command's parser (start-up); it must read every
+    command line, and print the help and usage, exactly as the subcommand of the whole parser."""
+    from pytest_tempoeval import cli
+
+    whole = cli._whole_parser()
+    command = cli._COMMANDS[argv[0]]
+    alone = cli._command_parser(command)
+    assert vars(alone.parse_args(argv[1:])) == vars(whole.parse_args(argv))
+    subparsers = next(a for a in whole._actions if isinstance(a, argparse._SubParsersAction))
+    assert alone.format_help() == subparsers.choices[argv[0]].format_help()
