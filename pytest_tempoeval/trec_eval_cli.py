@@ -22,10 +22,11 @@ from __future__ import annotations
 import argparse
 import getopt
 import math
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, NamedTuple, TextIO
 
 from pytest_tempoeval.errors import MetricError, RunError, TempoEvalError
 from pytest_tempoeval.trec_eval_measures import (
@@ -154,8 +155,7 @@ _SWITCHES = {  # flag -> the option it sets, and to what
 # -- scoring ---------------------------------------------------------------------------------------
 
 
-@dataclass
-class Scored:
+class Scored(NamedTuple):
     """What is printed: per line, each query's value (aligned with ``queries``) and the summary;
     and what is not."""
 
@@ -660,7 +660,7 @@ def write_results(
     for text, result in results.items():
         measure = parse_measure(text)
         name = trec_eval_name(measure) or text
-        cut = PRINTED_NAME.fullmatch(name)
+        cut = re.fullmatch(PRINTED_NAME, name)
         root = ROOT.get(cut["root"] if cut else name)
         printed = root.printed if root else _PRINTED_BY_AGGREGATE[measure.family.aggregate]
         rows.append((name, printed, str(measure.family.aggregate), result))

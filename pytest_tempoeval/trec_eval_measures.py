@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import Enum
+from typing import NamedTuple
 
 from pytest_tempoeval.errors import MetricError, closest_match
 
@@ -41,8 +41,7 @@ class Params(Enum):
     PAIRS = "name=value pairs"  # one value, named NAME_<parameters as written>
 
 
-@dataclass(frozen=True)
-class Root:
+class Root(NamedTuple):
     """One entry of trec_eval's measure table."""
 
     name: str
@@ -139,8 +138,7 @@ GROUPS: dict[str, tuple[str, ...]] = {  # measures.c's nicknames
 }
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     """One name trec_eval prints (``P_5``, ``relstring_20``), of one root."""
 
     name: str
@@ -186,7 +184,7 @@ def _lines_of(root: Root, given: str | None, explicit: bool) -> list[Line]:
     if root.params == Params.LEVELS:
         levels = _cutoffs(root, given, c_double)
         return [Line(f"{root.name}_{c:3.2f}", root, explicit) for c in levels]
-    if root.params == Params.PAIRS and given is not None and not _PAIRS.fullmatch(given):
+    if root.params == Params.PAIRS and given is not None and not re.fullmatch(_PAIRS, given):
         raise MetricError(f"-m {root.name}.{given}: expected name=value pairs, e.g. 1=3,2=9")
     if root.params in (Params.LIST, Params.PAIRS) and given is not None:
         values = tuple(c_double(part) for part in given.split(","))
@@ -194,7 +192,9 @@ def _lines_of(root: Root, given: str | None, explicit: bool) -> list[Line]:
     return [Line(root.name, root, explicit, root.defaults)]
 
 
-_PAIRS = re.compile(r"[^,=]*=[^,=]*(?:,[^,=]*=[^,=]*)*")  # get_param_pairs' check
+# Patterns are kept as text, compiled by re (and cached) when first used: most commands never
+# read a -m parameter or a trec_eval number, and a compile is ~0.5 M instructions at start-up.
+_PAIRS = r"[^,=]*=[^,=]*(?:,[^,=]*=[^,=]*)*"  # get_param_pairs' check
 
 
 def _cutoffs(root: Root, given: str | None, read: Callable[[str], float]) -> list[float]:
@@ -206,13 +206,13 @@ def _cutoffs(root: Root, given: str | None, read: Callable[[str], float]) -> lis
     return cutoffs
 
 
-PRINTED_NAME = re.compile(r"(?P<root>.+?)_(?P<cutoff>\d+(?:\.\d+)?)")
+PRINTED_NAME = r"(?P<root>.+?)_(?P<cutoff>\d+(?:\.\d+)?)"
 
 
 def _unknown_measure(text: str, name: str) -> str:
     """What ``-m text`` should have been: trec_eval writes P_5 as ``-m P.5``; an ir_measures
     name gets its trec_eval spelling; a typo the closest name."""
-    printed = PRINTED_NAME.fullmatch(name)
+    printed = re.fullmatch(PRINTED_NAME, name)
     if printed and printed["root"] in ROOT:
         return (
             f"-m {text}: trec_eval prints {name} but is asked for it as "
@@ -236,25 +236,25 @@ def _trec_eval_spelling(text: str) -> str | None:
         name = trec_eval_name(parse_measure(text))
     except MetricError:
         return None
-    printed = PRINTED_NAME.fullmatch(name or "")
+    printed = re.fullmatch(PRINTED_NAME, name or "")
     if printed and printed["root"] in ROOT:
         return f"{printed['root']}.{printed['cutoff']}"
     return name if name in ROOT else None
 
 
-_C_LONG = re.compile(r"\s*[+-]?\d+")
-_C_DOUBLE = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_C_LONG = r"\s*[+-]?\d+"
+_C_DOUBLE = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 
 
 def c_long(text: str) -> int:
     """C's atol: the leading integer, 0 when there is none (trec_eval reads -l, -M, cutoffs so)."""
-    match = _C_LONG.match(text)
+    match = re.match(_C_LONG, text)
     return int(match.group()) if match else 0
 
 
 def c_double(text: str) -> float:
     """C's atof: the leading number, 0.0 when there is none."""
-    match = _C_DOUBLE.match(text)
+    match = re.match(_C_DOUBLE, text)
     return float(match.group()) if match else 0.0
 
 
