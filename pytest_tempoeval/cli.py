@@ -391,19 +391,24 @@ def _refuse_nan(results: Any, path: str) -> None:
 
 
 def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
-    from pytest_tempoeval import trec_eval_cli
+    # trec_eval_cli (the trec_eval command) only for trec_eval's default measures: -m ... prints
+    # through trec_eval_output alone (start-up).
     from pytest_tempoeval.data.run import Run
     from pytest_tempoeval.metrics.by_name import evaluate
 
     trec = args.format == "trec"
     if args.measures is None and trec:  # trec_eval's default output, as trec_eval prints it
+        from pytest_tempoeval import trec_eval_cli
+
         gold = _load_gold_warning(args.gold, args.split)
         run = Run.load(args.run)
         results = trec_eval_cli.default_output(args.run, run, gold, args.q, args.strict, out)
         return _known_ids_verdict(results)
     left_out = ""  # the default measures the package does not support: named after the scores
     if args.measures is None:
-        measures, left_out = trec_eval_cli.default_measures()
+        from pytest_tempoeval.trec_eval_cli import default_measures
+
+        measures, left_out = default_measures()
     else:
         measures = _measures(args.measures)  # a typo fails before loading
     gold = _load_gold_warning(args.gold, args.split)
@@ -426,7 +431,9 @@ def _evaluate(args: argparse.Namespace, out: TextIO) -> int:
         )
         out.write("\n")
     elif trec:
-        trec_eval_cli.write_results(results, gold, args.q, out)
+        from pytest_tempoeval.trec_eval_output import write_results
+
+        write_results(results, gold, args.q, out)
     else:
         _evaluate_text(args, measures, gold, results, out)
     if left_out:  # after the scores: a reader that left (| head) gets no note

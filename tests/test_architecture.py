@@ -35,6 +35,7 @@ SURFACE = {
     "pytest_tempoeval.testing",
     "pytest_tempoeval.trec_eval_cli",
     "pytest_tempoeval.trec_eval_measures",
+    "pytest_tempoeval.trec_eval_output",
 }
 
 

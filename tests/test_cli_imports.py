@@ -117,6 +117,14 @@ def test_printed_results_load_no_check_recorder(trec_evaluate: set[str]) -> None
     assert "pytest_tempoeval.metrics.checks" not in trec_evaluate
 
 
+def test_trec_lines_of_chosen_measures_need_no_trec_eval_command(trec_evaluate: set[str]) -> None:
+    """``evaluate -m ... --format trec`` prints through trec_eval_output: the trec_eval command's
+    flags, query rules and getopt are for ``tempoeval trec_eval`` and trec_eval's default set."""
+    assert "pytest_tempoeval.trec_eval_output" in trec_evaluate
+    assert "pytest_tempoeval.trec_eval_cli" not in trec_evaluate
+    assert "getopt" not in trec_evaluate
+
+
 def test_trec_lines_need_no_explanation_wording_nor_json(trec_evaluate: set[str]) -> None:
     """The trec format prints numbers: the explanations' wording (the text format's notes, the
     failures') and the json module (the json format's) are not loaded for it."""
