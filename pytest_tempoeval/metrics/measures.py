@@ -41,9 +41,9 @@ _FROM_TREC_EVAL = {
     **{spec.trec_eval: spec.name for spec in SPECS if spec.trec_eval},
     **{spec.trec_eval_whole: spec.name for spec in SPECS if spec.trec_eval_whole},
 }
-_CUT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval and not spec.at)
-_AT_NAMES = "|".join(spec.trec_eval for spec in SPECS if spec.trec_eval and spec.at)
-_WHOLE_NAMES = "|".join(spec.trec_eval_whole for spec in SPECS if spec.trec_eval_whole)
+_CUT_NAMES = {spec.trec_eval for spec in SPECS if spec.trec_eval and not spec.at}
+_AT_NAMES = {spec.trec_eval for spec in SPECS if spec.trec_eval and spec.at}
+_WHOLE_NAMES = {spec.trec_eval_whole for spec in SPECS if spec.trec_eval_whole}
 # trec_eval's names that stand for parameters of their own (rbp: p=0.9): written with others,
 # which defaults would the rest take? The measure's own name says it.
 _TREC_EVAL_WITH_PARAMS = {
@@ -53,10 +53,10 @@ _TREC_EVAL_WITH_PARAMS = {
     for name in (spec.trec_eval, spec.trec_eval_whole)
     if name
 }
-_TREC_EVAL_NAME = re.compile(
-    rf"(?P<name>{_CUT_NAMES})[_.](?P<cutoff>\d+)|(?P<whole>{_WHOLE_NAMES})"
-    rf"|(?P<at_name>{_AT_NAMES})[_.](?P<at>\d*\.?\d+)"
-)
+# A trec_eval name with a number: its root, "_" or ".", the number (P_5, P.5, ndcg_cut_10,
+# iprec_at_recall_0.50). Numbers hold no "_", so the shortest root leaving a number is the split.
+# (One alternation of every root was the costliest pattern compiled at start-up.)
+_WITH_NUMBER = re.compile(r"(?P<root>\w+?)[_.](?P<number>\d*\.?\d+)")
 
 
 def trec_eval_name(measure: Measure) -> str | None:
@@ -117,6 +117,23 @@ def measure_of(name: str, cutoff: float | None, **params: ParamValue | None) -> 
     return Measure(name, kept, cutoff)
 
 
+def _trec_eval_form(name: str, text: str) -> Measure | None:
+    """The measure of trec_eval's printed ``name`` (``map``, ``P_5``, ``iprec_at_recall_0.50``),
+    or None when it is not one."""
+    if name in _WHOLE_NAMES:
+        return _trec_eval_measure(_FROM_TREC_EVAL[name], None)
+    match = _WITH_NUMBER.fullmatch(name)
+    if match is None:
+        return None
+    root, number = match.group("root", "number")
+    if root in _AT_NAMES:
+        family = FAMILIES[_FROM_TREC_EVAL[root]]
+        return _trec_eval_measure(family.name, _cutoff(number, text, family))
+    if root in _CUT_NAMES and number.isdigit():
+        return _trec_eval_measure(_FROM_TREC_EVAL[root], int(number))
+    return None
+
+
 def _trec_eval_measure(name: str, cutoff: float | None) -> Measure:
     """The measure a trec_eval name stands for: its spec at trec_eval's parameters."""
     return measure_of(name, cutoff, **FAMILIES[name].trec_eval_params)
@@ -129,14 +146,9 @@ def parse_measure(text: str) -> Measure:
     ``recip_rank``, ``iprec_at_recall_0.50``."""
     if not isinstance(text, str):
         raise MetricError(f"a measure is a string such as 'nDCG@10', got {type(text).__name__}")
-    trec = _TREC_EVAL_NAME.fullmatch(text.strip())
+    trec = _trec_eval_form(text.strip(), text)
     if trec is not None:
-        if trec.group("whole"):
-            return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("whole")], None)
-        if trec.group("at_name"):
-            family = FAMILIES[_FROM_TREC_EVAL[trec.group("at_name")]]
-            return _trec_eval_measure(family.name, _cutoff(trec.group("at"), text, family))
-        return _trec_eval_measure(_FROM_TREC_EVAL[trec.group("name")], int(trec.group("cutoff")))
+        return trec
     _refuse_parameters_after_cutoff(text)
     match = _MEASURE.fullmatch(text)
     if match is None and (why := why_not_supported(text.strip())) is not None:
