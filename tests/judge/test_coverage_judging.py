@@ -364,3 +364,33 @@ def test_a_suite_dry_runs_records_and_replays_t_coverage(
     replayed.stdout.fnmatch_lines(["*LLM judge: 9 replayed from cassettes, 0 asked live*"])
     cassettes = sorted((pytester.path / "fixtures" / "cassettes").rglob("*.yaml"))
     assert [path.name for path in cassettes] == ["test_coverage[2].yaml", "test_coverage[3].yaml"]
+
+
+# -- the shipped example cassette ------------------------------------------------------------------
+
+ROOT = Path(__file__).parents[2]
+SHIPPED = (
+    ROOT
+    / "fixtures/cassettes/examples/test_temporal_coverage/test_the_top_2_cover_both_periods.yaml"
+)
+
+
+def test_the_shipped_cassette_replays_offline_and_holds_only_the_kept_headers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import yaml
+
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens there
+    gold = GoldSet.load(ROOT / "examples/gold/cross_period.yaml")
+    run = Run({"bitcoin-energy": ["btc2024", "btc2017"], "ev-share": ["ev2023", "ev2015"]})
+    judge = AnthropicJudge(cassette=JudgeCassette(SHIPPED, "none"))
+    result = temporal_coverage(run, gold, k=2, judge=judge)
+    assert result.per_query == {"bitcoin-energy": 1.0, "ev-share": 1.0}
+    assert judge.stats.asked == 0 and judge.stats.replayed == 4
+    interactions = yaml.safe_load(SHIPPED.read_text())["interactions"]
+    assert len(interactions) == 6 and SHIPPED.stat().st_size < 20_000  # small
+    for interaction in interactions:
+        assert set(interaction["request"]["headers"]) == {"content-type", "anthropic-version"}
+        assert set(interaction["response"]["headers"]) == {"content-type"}
+        assert interaction["request"]["uri"] == "https://api.anthropic.com/v1/messages"

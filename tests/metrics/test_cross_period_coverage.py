@@ -12,6 +12,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -254,8 +255,17 @@ def test_by_name_is_the_function_and_only_llm_mode_exists() -> None:
 
 
 def test_a_baseline_of_t_coverage_reads_the_periods() -> None:
-    result = temporal_coverage(Run({"turnout": ["b"]}), GOLD, k=1, judge=Scripted(TABLE))
+    """A query whose period changed since the baseline measured something else: the gate leaves
+    it out of the comparison, as it does a query whose text changed."""
+    from pytest_tempoeval.gate.baselines import GoldChanges, entry_for
+
+    run = Run({"turnout": ["b"], "trend": ["c"]})
+    result = temporal_coverage(run, GOLD, k=1, judge=Scripted(TABLE))
     assert result.gold_fingerprints == GOLD.fingerprints(*CROSS_PERIOD_READS)
+    moved = GoldSet([replace(GOLD.queries["trend"], comparison_period=FocusTime.parse(2021))]
+                    + [query for query in GOLD if query.id != "trend"], GOLD.documents)  # fmt: skip
+    after = temporal_coverage(run, moved, k=1, judge=Scripted(TABLE))
+    assert GoldChanges.between(entry_for(result), entry_for(after)).changed == ["trend"]
 
 
 # -- against TempoEval 0.1.0's TemporalCoverage ----------------------------------------------------
