@@ -338,14 +338,15 @@ def test_coverage(tempoeval_gold, tempoeval_judge, k):
 def test_a_suite_dry_runs_records_and_replays_t_coverage(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Through the tempoeval_judge fixture: a dry run and a replay under xdist (-n 2), a recording
-    in between (in process: xdist workers would each import the SDK, seconds apiece)."""
+    """Through the tempoeval_judge fixture: a dry run, a recording (in process: xdist workers
+    would each import the SDK, seconds apiece), and a replay under xdist (-n 2), its counts summed
+    on the controller."""
     pytester.makefile(".yaml", gold=GOLD_YAML)
     pytester.makepyfile(test_cov=SUITE_TEST)
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     with FakeMessagesServer() as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        dry = pytester.runpytest("-n", "2", "--tempoeval-judge-dry-run")
+        dry = pytester.runpytest("--tempoeval-judge-dry-run")
         assert server.http_requests == 0
         recorded = pytester.runpytest("-s", "--tempoeval-record-mode=once")
         asked = len(server.requests)
