@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.gate.baselines import assert_no_regression as assert_no_regression
     from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge as AnthropicJudge
     from pytest_tempoeval.judge.custom import CachedJudge as CachedJudge
+    from pytest_tempoeval.judge.custom import CoverageProvider as CoverageProvider
     from pytest_tempoeval.judge.custom import JudgeProvider as JudgeProvider
     from pytest_tempoeval.metrics.agreement import AgreementResult as AgreementResult
     from pytest_tempoeval.metrics.agreement import judge_agreement as judge_agreement
@@ -104,6 +105,9 @@ if TYPE_CHECKING:
         assert_set_relative_precision as assert_set_relative_precision,
     )
     from pytest_tempoeval.metrics.functions import assert_success as assert_success
+    from pytest_tempoeval.metrics.functions import (
+        assert_temporal_coverage as assert_temporal_coverage,
+    )
     from pytest_tempoeval.metrics.functions import assert_temporal_map as assert_temporal_map
     from pytest_tempoeval.metrics.functions import assert_temporal_mrr as assert_temporal_mrr
     from pytest_tempoeval.metrics.functions import assert_temporal_ndcg as assert_temporal_ndcg
@@ -153,6 +157,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import set_recall as set_recall
     from pytest_tempoeval.metrics.functions import set_relative_precision as set_relative_precision
     from pytest_tempoeval.metrics.functions import success as success
+    from pytest_tempoeval.metrics.functions import temporal_coverage as temporal_coverage
     from pytest_tempoeval.metrics.functions import temporal_map as temporal_map
     from pytest_tempoeval.metrics.functions import temporal_mrr as temporal_mrr
     from pytest_tempoeval.metrics.functions import temporal_ndcg as temporal_ndcg
@@ -196,6 +201,7 @@ _EXPORTS = {
     "AgreementResult": "metrics.agreement",
     "CachedJudge": "judge.custom",
     "JudgeProvider": "judge.custom",
+    "CoverageProvider": "judge.custom",
     "score": "metrics.by_name",
     "assert_measure": "metrics.by_name",
     "parse_measure": "metrics.measures",

@@ -15,12 +15,20 @@ The user documentation of every key is ``docs/gold-set.md``. In short::
         focus_time: 2020                     # derived from text when absent
         temporal_focus: specific_time
         relevant: {d1: 3, d7: 1}             # a list means grade 1
+      - id: q2
+        text: "How has turnout changed since 2016?"
+        baseline_period: 2016                # T-Coverage: both or neither
+        comparison_period: 2020-2024
 
 The tree comes from :mod:`~pytest_tempoeval.data.readers.structured` (YAML/JSON with line numbers)
 or from plain Python data (no line numbers). Every problem raises :class:`GoldSetError` starting
 with ``path:line:`` and naming the value. The invariants of a whole gold set (at least one query,
 unique ids) are :class:`~pytest_tempoeval.data.goldset.GoldSet`'s to check, for every way of
 building one.
+
+One module on purpose, though longer than most: every key of a gold-set file is read and checked
+here, each with its errors, in the order ``docs/gold-set.md`` lists them; split, a key's rule and
+its message would be looked for in several places.
 """
 
 from __future__ import annotations
@@ -53,7 +61,17 @@ from pytest_tempoeval.errors import (
 from pytest_tempoeval.files import regular_file_problem
 
 TOP_KEYS = ("version", "name", "k", "documents", "queries")
-QUERY_KEYS = ("id", "text", "focus_time", "temporal_focus", "relevant")
+QUERY_KEYS = (
+    "id",
+    "text",
+    "focus_time",
+    "temporal_focus",
+    "relevant",
+    "baseline_period",
+    "comparison_period",
+)
+# A cross-period query's two periods (T-Coverage): given together, or not at all.
+CROSS_PERIOD_KEYS = ("baseline_period", "comparison_period")
 DOCUMENT_KEYS = ("text", "focus_time")
 MAX_GOLD_BYTES = 512 * 1024 * 1024  # a YAML/JSON gold set is read whole; qrels files stream
 
@@ -67,6 +85,9 @@ class GoldQuery:
     relevant: Mapping[str, int] = field(default_factory=dict)
     line: int | None = None  # where the query starts in its file
     id_line: int | None = None  # where its id is written, when that is another line
+    # A cross-period query's periods (T-Coverage asks whether the top k cover each): both or none.
+    baseline_period: FocusTime | None = None
+    comparison_period: FocusTime | None = None
 
 
 @dataclass(frozen=True)
@@ -267,24 +288,64 @@ def _focus_time(
     value = body.get("focus_time")
     if value is None:
         return FocusTime.from_text(text) if text is not None else None
-    value_line = body.key_lines.get("focus_time") or line
+    return _focus_value(body, "focus_time", path, line, owner)
+
+
+def _focus_value(body: LineDict, key: str, path: str, line: int | None, owner: str) -> FocusTime:
+    """The focus-time value under ``key`` (present, not null)."""
+    value = body[key]
+    value_line = body.key_lines.get(key) or line
     if isinstance(value, LineList):
         # FocusTime.parse reads a list as the union of its items: parse them one by one so an
         # error names the offending item's own line.
         years: set[int] = set()
         for item, item_line in zip(value, value.item_lines):
-            years |= _parse_item(item, path, item_line or value_line, owner).years
+            years |= _parse_item(item, path, item_line or value_line, owner, key).years
         return FocusTime(years)
-    return _parse_item(value, path, value_line, owner)
+    return _parse_item(value, path, value_line, owner, key)
 
 
-def _parse_item(value: Any, path: str, line: int | None, owner: str) -> FocusTime:
+def _parse_item(
+    value: Any, path: str, line: int | None, owner: str, key: str = "focus_time"
+) -> FocusTime:
     try:
         return FocusTime.parse(value)
     except FocusTimeError as error:
         raise GoldSetError(
-            located(path, line, f"{owner}: bad focus_time {shown(value)}: {error}")
+            located(path, line, f"{owner}: bad {key} {shown(value)}: {error}")
         ) from None
+
+
+def _cross_periods(
+    item: LineDict, path: str, line: int | None, owner: str
+) -> tuple[FocusTime | None, FocusTime | None]:
+    """A query's baseline and comparison periods (T-Coverage): both, or neither. Each is a focus
+    time with at least one year."""
+    given = [key for key in CROSS_PERIOD_KEYS if item.get(key) is not None]
+    if len(given) == 1:
+        (key,) = given
+        (other,) = (name for name in CROSS_PERIOD_KEYS if name != key)
+        raise GoldSetError(
+            located(
+                path,
+                item.key_lines.get(key) or line,
+                f"{owner}: {key} is given without {other}; a cross-period query (T-Coverage) "
+                f"names both periods it compares: add {other}, or remove {key}",
+            )
+        )
+    periods = []
+    for key in given:
+        period = _focus_value(item, key, path, line, owner)
+        if not period:
+            raise GoldSetError(
+                located(
+                    path,
+                    item.key_lines.get(key) or line,
+                    f"{owner}: {key} names no year; give a year, a range, a decade or a century",
+                )
+            )
+        periods.append(period)
+    return (periods[0], periods[1]) if periods else (None, None)
 
 
 def _queries(
@@ -331,7 +392,19 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
     relevant_line = item.key_lines.get("relevant") or line
     relevant, lines = _relevant(item.get("relevant"), relevant_line, path, owner)
     focus_time = _focus_time(item, text, path, line, owner)
-    return GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line), lines
+    baseline, comparison = _cross_periods(item, path, line, owner)
+    query = GoldQuery(
+        query_id,
+        text,
+        focus_time,
+        focus,
+        relevant,
+        line,
+        id_line,
+        baseline_period=baseline,
+        comparison_period=comparison,
+    )
+    return query, lines
 
 
 def _relevant(

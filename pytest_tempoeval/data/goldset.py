@@ -304,17 +304,18 @@ class GoldSet:
 
         digest = hashlib.sha256()
         for query in self.queries.values():
-            digest.update(
-                json.dumps(
-                    [
-                        query.id,
-                        query.text,
-                        _as_json(query.focus_time),
-                        query.temporal_focus,
-                        sorted(query.relevant.items()),
-                    ]
-                ).encode()
-            )
+            content: list[object] = [
+                query.id,
+                query.text,
+                _as_json(query.focus_time),
+                query.temporal_focus,
+                sorted(query.relevant.items()),
+            ]
+            # Hashed only where given: a gold set without them keeps the fingerprint its
+            # baselines were recorded with.
+            if query.baseline_period is not None or query.comparison_period is not None:
+                content += [_as_json(query.baseline_period), _as_json(query.comparison_period)]
+            digest.update(json.dumps(content).encode())
         if isinstance(self.documents, LazyDocuments):  # a corpus: hashed without reading it
             digest.update(self.documents.digest().encode())
             return digest.hexdigest()
@@ -328,10 +329,11 @@ class GoldSet:
         self, query_fields: tuple[str, ...], document_fields: tuple[str, ...] = ()
     ) -> tuple[dict[str, str], str]:
         """What a measure reads of this gold set, hashed: per query id, its ``query_fields``
-        (``relevant``, ``focus_time``, ``text``, ``temporal_focus``); and, in one hash, what every
-        query's score may read: the documents' ``document_fields`` (``focus_time``, ``text``) and
-        the identical-ids rule. A baseline tells from them which queries changed for its measure
-        (short hashes: they notice edits, they guard against no adversary)."""
+        (``relevant``, ``focus_time``, ``text``, ``temporal_focus``, ``baseline_period``,
+        ``comparison_period``); and, in one hash, what every query's score may read: the
+        documents' ``document_fields`` (``focus_time``, ``text``) and the identical-ids rule. A
+        baseline tells from them which queries changed for its measure (short hashes: they notice
+        edits, they guard against no adversary)."""
         return self.memo(
             ("fingerprints", query_fields, document_fields),
             lambda: (

@@ -16,9 +16,10 @@ if TYPE_CHECKING:
     from pytest_tempoeval.judge.budget import RequestBudget
 
 # A dry run estimates tokens without a tokenizer: about 4 characters a token for English prompts,
-# and the length of a typical reply to each seed prompt (the binary one asks for five fields).
+# and the length of a typical reply to each prompt, by what it asks (the binary one asks for five
+# fields; the coverage one for five, two of them free text).
 CHARS_PER_TOKEN = 4
-ESTIMATED_OUTPUT_TOKENS = {"graded": 50, "verdict": 90}
+ESTIMATED_OUTPUT_TOKENS = {"grade": 50, "verdict": 90, "coverage": 110}
 
 
 def count_dry_run(
@@ -26,13 +27,14 @@ def count_dry_run(
     counted: set[str],
     prompts: Collection[str],
     missing: Collection[str],
-    graded: bool,
+    kind: str,
     where: str,
 ) -> JudgeDryRun | None:
     """Count what a dry-run call needs: the prompts ``missing`` it would ask and the others, held,
     each prompt once per judge (``counted``: those its earlier stopped calls counted), as a
     recording asks a prompt once and then remembers the reply. Returns the stop the call raises
-    when it would ask anything (nothing is asked); None when everything is held: it replays."""
+    when it would ask anything (nothing is asked); None when everything is held: it replays.
+    ``kind``: what the prompts ask (a key of ESTIMATED_OUTPUT_TOKENS)."""
     if not missing:
         return None
     new = [prompt for prompt in prompts if prompt not in counted]
@@ -43,7 +45,7 @@ def count_dry_run(
     stats.to_ask += len(to_ask)
     stats.held += held
     stats.estimated_input_tokens += sum(-(-len(prompt) // CHARS_PER_TOKEN) for prompt in to_ask)
-    output = ESTIMATED_OUTPUT_TOKENS["graded" if graded else "verdict"]
+    output = ESTIMATED_OUTPUT_TOKENS[kind]
     stats.estimated_output_tokens += output * len(to_ask)
     return JudgeDryRun(
         f"judge dry run: {_judgments(len(to_ask))} to ask ({held} held in {where}); "

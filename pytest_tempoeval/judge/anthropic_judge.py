@@ -1,6 +1,7 @@
 """AnthropicJudge: temporal relevance judgments from Claude through the official ``anthropic`` SDK.
 
-- Prompts are the seed prompts (graded 0-4 for nDCG, a binary verdict for precision).
+- Prompts are the seed prompts (graded 0-4 for nDCG, a binary verdict for precision) and
+  TempoEval's TemporalCoverage prompt (which periods a document covers, for T-Coverage).
 - Replies are parsed strictly: an invalid one is asked again once, then :class:`JudgeError` carries
   the raw reply. A failure is never scored 0.
 - Identical (model, prompt) pairs are judged once per judge (the ``tempoeval_judge`` fixture gives
@@ -18,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import Coroutine, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
@@ -40,13 +41,20 @@ from pytest_tempoeval.judge.recording import (
     recording_from,
 )
 from pytest_tempoeval.metrics.llm_judgments import (
+    CrossPeriod,
     Judgment,
     JudgmentRequest,
     ask_strictly,
+    read_coverage,
     read_grade,
     read_verdict,
 )
-from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES, graded_prompt, verdict_prompt
+from pytest_tempoeval.metrics.llm_prompts import (
+    PROMPT_STYLES,
+    coverage_prompt,
+    graded_prompt,
+    verdict_prompt,
+)
 
 if TYPE_CHECKING:
     from pytest_tempoeval.judge.budget import RequestBudget
@@ -57,6 +65,12 @@ if TYPE_CHECKING:
 # model costs. Override with AnthropicJudge(model=...) or the tempoeval_judge_model ini key.
 DEFAULT_MODEL = "claude-haiku-5-5"
 MAX_TOKENS = 300  # the seed replies are a few lines of JSON
+# How each kind of judgment's reply is read (metrics.llm_judgments: strictly, never a 0).
+_READERS: dict[str, Callable[[Any], int]] = {
+    "grade": read_grade,
+    "verdict": read_verdict,
+    "coverage": read_coverage,
+}
 
 T = TypeVar("T")
 
@@ -143,11 +157,14 @@ class AnthropicJudge:
     def generate(self, prompt: str) -> str:
         return self._run(self.agenerate(prompt))
 
-    # -- graded and binary judgments --------------------------------------------------------------
+    # -- graded, binary and coverage judgments ----------------------------------------------------
 
     async def agrade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
         """Grade (query id, query, doc id, document) items 0-4, concurrently."""
-        return await self._judge_all(items, graded=True, temporal_focus={})
+        style = self.prompt_style
+        return await self._judge_all(
+            items, "grade", lambda q, query, d, doc: graded_prompt(query, doc, style)
+        )
 
     async def averdict_all(
         self,
@@ -155,7 +172,32 @@ class AnthropicJudge:
         temporal_focus: dict[str, str | None] | None = None,
     ) -> list[Judgment]:
         """Binary verdicts for (query id, query, doc id, document) items, concurrently."""
-        return await self._judge_all(items, graded=False, temporal_focus=temporal_focus or {})
+        focus, style = temporal_focus or {}, self.prompt_style
+        return await self._judge_all(
+            items,
+            "verdict",
+            lambda q, query, d, doc: verdict_prompt(query, doc, focus.get(q), style),
+        )
+
+    async def acoverage_all(
+        self, items: Sequence[JudgmentRequest], periods: Mapping[str, CrossPeriod]
+    ) -> list[Judgment]:
+        """Which periods of its query (``periods[query id]``) each (query id, query, doc id,
+        document) item covers: COVERS_* flags (T-Coverage), concurrently."""
+        style = self.prompt_style
+
+        def prompt(query_id: str, query: str, doc_id: str, document: str) -> str:
+            period = periods.get(query_id)
+            if period is None:
+                raise JudgeError(
+                    f"judging doc {doc_id!r} for query {query_id!r}: no baseline and comparison "
+                    "period given for this query (T-Coverage needs both)"
+                )
+            return coverage_prompt(
+                query, document, period.temporal_focus, period.baseline, period.comparison, style
+            )
+
+        return await self._judge_all(items, "coverage", prompt)
 
     def grade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
         return self._run(self.agrade_all(items))
@@ -167,21 +209,28 @@ class AnthropicJudge:
     ) -> list[Judgment]:
         return self._run(self.averdict_all(items, temporal_focus))
 
+    def coverage_all(
+        self, items: Sequence[JudgmentRequest], periods: Mapping[str, CrossPeriod]
+    ) -> list[Judgment]:
+        return self._run(self.acoverage_all(items, periods))
+
     async def _judge_all(
         self,
         items: Iterable[JudgmentRequest],
-        graded: bool,
-        temporal_focus: dict[str, str | None],
+        kind: str,
+        prompt_of: Callable[[str, str, str, str], str],
     ) -> list[Judgment]:
+        """Judge every item with its prompt (``prompt_of(*item)``), reading each reply as ``kind``
+        asks (a key of _READERS)."""
         limit = asyncio.Semaphore(self.max_concurrency)
-        read = read_grade if graded else read_verdict
+        read = _READERS[kind]
         items = list(items)
         done, cached_before = 0, self.stats.cache_hits
-        prompts = {self._prompt(item, graded, temporal_focus) for item in items}
+        prompts = {prompt_of(*item) for item in items}
         missing = sorted(prompt for prompt in prompts if not self._answerable(prompt))
         if self.dry_run:
             stop = count_dry_run(
-                self.stats, self._dry_run_counted, prompts, missing, graded, self._where
+                self.stats, self._dry_run_counted, prompts, missing, kind, self._where
             )
             if stop is not None:
                 raise stop
@@ -195,7 +244,7 @@ class AnthropicJudge:
                 settle(self._batch_state(), {custom_id(self._body(p)) for p in prompts})
 
         async def judge(query_id: str, query: str, doc_id: str, document: str) -> Judgment:
-            prompt = self._prompt((query_id, query, doc_id, document), graded, temporal_focus)
+            prompt = prompt_of(query_id, query, doc_id, document)
             where = f"judging doc {doc_id!r} for query {query_id!r} (model {self.model})"
             attempts = 0
 
@@ -203,7 +252,7 @@ class AnthropicJudge:
                 nonlocal attempts
                 attempts += 1
                 async with limit:  # the second try must reach the API, not the remembered reply
-                    return await self._ask(prompt, fresh=attempts > 1, graded=graded)
+                    return await self._ask(prompt, fresh=attempts > 1, kind=kind)
 
             nonlocal done
             try:
@@ -247,14 +296,6 @@ class AnthropicJudge:
             self.cassette.save()  # the paid answers are on disk: the batch need not be resumed
             forget(batch_state)
         return judgments
-
-    def _prompt(
-        self, item: JudgmentRequest, graded: bool, temporal_focus: dict[str, str | None]
-    ) -> str:
-        query_id, query, _, document = item
-        if graded:
-            return graded_prompt(query, document, self.prompt_style)
-        return verdict_prompt(query, document, temporal_focus.get(query_id), self.prompt_style)
 
     def _body(self, prompt: str) -> dict[str, Any]:
         """The Messages request for a prompt: what is sent, recorded and matched on replay."""
@@ -325,9 +366,9 @@ class AnthropicJudge:
 
     # -- the API ----------------------------------------------------------------------------------
 
-    async def _ask(self, prompt: str, fresh: bool = False, graded: bool = True) -> str:
+    async def _ask(self, prompt: str, fresh: bool = False, kind: str = "grade") -> str:
         """Reply text for a prompt; identical prompts share one request unless ``fresh``.
-        ``graded``: the prompt asks for a grade (a dry run estimates its reply's tokens).
+        ``kind``: what the prompt asks (a dry run estimates its reply's tokens).
 
         Finished replies are kept as text, requests in flight as futures of the running loop (each
         synchronous call runs its own loop).
@@ -348,7 +389,7 @@ class AnthropicJudge:
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
         try:
-            reply = await self._request(prompt, fresh, graded)
+            reply = await self._request(prompt, fresh, kind)
         except BaseException as error:
             future.set_exception(error)
             future.exception()  # retrieved: waiters re-raise it, nobody logs it as unhandled
@@ -360,7 +401,7 @@ class AnthropicJudge:
         self._replies[key] = reply
         return reply
 
-    async def _request(self, prompt: str, fresh: bool = False, graded: bool = True) -> str:
+    async def _request(self, prompt: str, fresh: bool = False, kind: str = "grade") -> str:
         body = self._body(prompt)
         if self.cassette is not None and not (fresh and self.cassette.recording):
             stored = self.cassette.answer(body)
@@ -370,7 +411,7 @@ class AnthropicJudge:
             if not self.cassette.recording:
                 raise self.cassette.miss()
         if self.dry_run:  # a second try of an invalid replayed reply: counted, never asked
-            stop = count_dry_run(self.stats, set(), [prompt], [prompt], graded, self._where)
+            stop = count_dry_run(self.stats, set(), [prompt], [prompt], kind, self._where)
             assert stop is not None
             raise stop
         if self.budget is not None and not self.budget.take():

@@ -1,9 +1,10 @@
 """Any LLM provider as the judge: a small protocol, and its answers cached by request.
 
 A provider implements :class:`JudgeProvider`: a ``model`` name and two async methods that answer
-one judgment each. :class:`CachedJudge` turns it into a judge llm-mode metrics accept
-(``judge=...``): it runs the judgments concurrently, reads the answers strictly (a grade is an
-integer 0..4, a verdict a bool; anything else is asked once more, then a JudgeError, never a 0),
+one judgment each (and, for T-Coverage, a third: :class:`CoverageProvider`). :class:`CachedJudge`
+turns it into a judge llm-mode metrics accept (``judge=...``): it runs the judgments concurrently,
+reads the answers strictly (a grade is an integer 0..4, a verdict a bool, a coverage a pair of
+bools; anything else is asked once more, then a JudgeError, never a 0),
 and keeps them in a file keyed by (model, prompt), the seed prompt the inputs make. A replay
 answers from the file without calling the provider; a changed query, document or model is a miss.
 
@@ -19,7 +20,7 @@ import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
@@ -42,8 +43,14 @@ from pytest_tempoeval.judge.recording import (
     RecordingField,
     recording_from,
 )
-from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
-from pytest_tempoeval.metrics.llm_prompts import graded_prompt, verdict_prompt
+from pytest_tempoeval.metrics.llm_judgments import (
+    COVERS_BASELINE,
+    COVERS_COMPARISON,
+    CrossPeriod,
+    Judgment,
+    JudgmentRequest,
+)
+from pytest_tempoeval.metrics.llm_prompts import coverage_prompt, graded_prompt, verdict_prompt
 
 if TYPE_CHECKING:
     from pytest_tempoeval.judge.budget import RequestBudget
@@ -63,6 +70,22 @@ class JudgeProvider(Protocol):
 
     async def verdict(self, query: str, document: str, temporal_focus: str | None = None) -> bool:
         """Whether ``document`` is temporally relevant to ``query``."""
+        ...
+
+
+class CoverageProvider(JudgeProvider, Protocol):
+    """A provider that can also judge T-Coverage: a :class:`JudgeProvider` with ``coverage``."""
+
+    async def coverage(
+        self,
+        query: str,
+        document: str,
+        baseline: str,
+        comparison: str,
+        temporal_focus: str | None = None,
+    ) -> tuple[bool, bool]:
+        """Whether ``document`` holds evidence about the ``baseline`` period and about the
+        ``comparison`` period of the cross-period ``query`` (periods as ``"1990-1999"``)."""
         ...
 
 
@@ -129,14 +152,65 @@ class CachedJudge:
     # -- the judge protocol the metrics call ------------------------------------------------------
 
     def grade_all(self, items: Sequence[JudgmentRequest]) -> list[Judgment]:
-        return asyncio.run(self._judge_all(items, graded=True, temporal_focus={}))
+        provider = self.provider
+        return asyncio.run(
+            self._judge_all(
+                items,
+                "grade",
+                lambda q, query, d, doc: graded_prompt(query, doc),
+                lambda q, query, d, doc: provider.grade(query, doc),
+            )
+        )
 
     def verdict_all(
         self, items: Sequence[JudgmentRequest], temporal_focus: dict[str, str | None] | None = None
     ) -> list[Judgment]:
+        focus, provider = temporal_focus or {}, self.provider
         return asyncio.run(
-            self._judge_all(items, graded=False, temporal_focus=temporal_focus or {})
+            self._judge_all(
+                items,
+                "verdict",
+                lambda q, query, d, doc: verdict_prompt(query, doc, focus.get(q)),
+                lambda q, query, d, doc: provider.verdict(query, doc, focus.get(q)),
+            )
         )
+
+    def coverage_all(
+        self, items: Sequence[JudgmentRequest], periods: Mapping[str, CrossPeriod]
+    ) -> list[Judgment]:
+        """T-Coverage's judgments, from the provider's ``coverage`` (see
+        :class:`CoverageProvider`)."""
+        coverage = getattr(self.provider, "coverage", None)
+        if not callable(coverage):
+            raise JudgeError(
+                f"the judge provider {self.provider!r} has no coverage() method: T-Coverage asks "
+                "which periods a document covers (see CoverageProvider in "
+                "pytest_tempoeval.judge.custom)"
+            )
+
+        def period(query_id: str, doc_id: str) -> CrossPeriod:
+            found = periods.get(query_id)
+            if found is None:
+                raise JudgeError(
+                    f"judging doc {doc_id!r} for query {query_id!r}: no baseline and comparison "
+                    "period given for this query (T-Coverage needs both)"
+                )
+            return found
+
+        def prompt(query_id: str, query: str, doc_id: str, document: str) -> str:
+            cross = period(query_id, doc_id)
+            return coverage_prompt(
+                query, document, cross.temporal_focus, cross.baseline, cross.comparison
+            )
+
+        def ask(query_id: str, query: str, doc_id: str, document: str) -> Awaitable[Any]:
+            cross = period(query_id, doc_id)
+            asked: Awaitable[Any] = coverage(
+                query, document, cross.baseline, cross.comparison, cross.temporal_focus
+            )
+            return asked
+
+        return asyncio.run(self._judge_all(items, "coverage", prompt, ask))
 
     def save(self, complete: bool = False) -> None:
         """Write the cache if anything new was answered (atomic replace, sorted for clean diffs).
@@ -166,23 +240,23 @@ class CachedJudge:
     # -- judging ----------------------------------------------------------------------------------
 
     async def _judge_all(
-        self, items: Sequence[JudgmentRequest], graded: bool, temporal_focus: dict[str, str | None]
+        self,
+        items: Sequence[JudgmentRequest],
+        kind: str,
+        prompt_of: Callable[[str, str, str, str], str],
+        ask_of: Callable[[str, str, str, str], Awaitable[Any]],
     ) -> list[Judgment]:
-        kind = "grade" if graded else "verdict"
+        """Every item's answer: from the cache by (model, kind, ``prompt_of(*item)``), else asked
+        of the provider (``ask_of(*item)``) and read as ``kind`` asks."""
         keyed = []
-        for query_id, query, doc_id, document in items:
-            focus = temporal_focus.get(query_id)
-            prompt = (
-                graded_prompt(query, document) if graded else verdict_prompt(query, document, focus)
-            )
-            keyed.append(
-                (self._key(kind, prompt), prompt, query_id, query, doc_id, document, focus)
-            )
-        unique = {key: prompt for key, prompt, *_ in keyed}
+        for item in items:
+            prompt = prompt_of(*item)
+            keyed.append((self._key(kind, prompt), prompt, item))
+        unique = {key: prompt for key, prompt, _ in keyed}
         missing = sorted(prompt for key, prompt in unique.items() if key not in self._answers)
         if self.dry_run:
             stop = count_dry_run(
-                self.stats, self._dry_run_counted, unique.values(), missing, graded, str(self.path)
+                self.stats, self._dry_run_counted, unique.values(), missing, kind, str(self.path)
             )
             if stop is not None:
                 raise stop
@@ -194,18 +268,18 @@ class CachedJudge:
         limit = asyncio.Semaphore(self.max_concurrency)
         pending: dict[str, asyncio.Future[int]] = {}
 
-        async def answer(key: str, *request: Any) -> int:  # (query id, query, doc id, doc, focus)
+        async def answer(key: str, item: JudgmentRequest) -> int:
             if key in self._answers:
                 self.stats.replayed += 1
                 return int(self._answers[key]["value"])
             if key not in pending:
-                pending[key] = asyncio.ensure_future(self._ask(limit, key, kind, *request))
+                pending[key] = asyncio.ensure_future(self._ask(limit, key, kind, item, ask_of))
             else:
                 self.stats.cache_hits += 1
             return await pending[key]
 
         try:
-            values = await asyncio.gather(*(answer(k, *rest) for k, _, *rest in keyed))
+            values = await asyncio.gather(*(answer(key, item) for key, _, item in keyed))
         except JudgeError as error:
             if isinstance(error, JudgeBudgetSpent) and self.budget is not None:
                 # Requests already sent are paid for: let them finish, and keep their answers.
@@ -217,8 +291,8 @@ class CachedJudge:
             await asyncio.gather(*pending.values(), return_exceptions=True)
             raise
         return [
-            Judgment(query_id, doc_id, value)
-            for (_, _, query_id, _, doc_id, _, _), value in zip(keyed, values, strict=True)
+            Judgment(item[0], item[2], value)
+            for (_, _, item), value in zip(keyed, values, strict=True)
         ]
 
     async def _ask(
@@ -226,12 +300,10 @@ class CachedJudge:
         limit: asyncio.Semaphore,
         key: str,
         kind: str,
-        query_id: str,
-        query: str,
-        doc_id: str,
-        document: str,
-        focus: str | None,
+        item: JudgmentRequest,
+        ask_of: Callable[[str, str, str, str], Awaitable[Any]],
     ) -> int:
+        query_id, _, doc_id, _ = item
         where = f"judging doc {doc_id!r} for query {query_id!r} (model {self.model})"
         problem = ""
         for _ in range(2):  # an invalid answer is asked once more
@@ -239,14 +311,11 @@ class CachedJudge:
                 raise budget_spent(self.budget, 1, 1)
             async with limit:
                 try:
-                    if kind == "grade":
-                        raw: Any = await self.provider.grade(query, document)
-                    else:
-                        raw = await self.provider.verdict(query, document, focus)
+                    raw: Any = await ask_of(*item)
                 except Exception as error:  # the provider's failure, named; never a 0
                     raise JudgeError(f"{where}: the provider failed: {error!r}") from error
             self.stats.asked += 1
-            value = _valid(raw, kind)
+            value = _answered(raw, kind)
             if value is not None:
                 self._answers[key] = {
                     "key": key,
@@ -260,7 +329,7 @@ class CachedJudge:
                 if self._clock.due():
                     self.save()  # what is paid for is on disk before the run can be killed
                 return value
-            problem = f"{kind} {raw!r} is {_EXPECTED[kind]}"
+            problem = f"{kind} {raw!r} is {_EXPECTED_ANSWER[kind]}"
         raise NoValidAnswer(f"{where}: the provider gave no valid answer in 2 tries ({problem})")
 
     def _key(self, kind: str, prompt: str) -> str:
@@ -269,11 +338,27 @@ class CachedJudge:
 
 
 def _valid(value: Any, kind: str) -> int | None:
+    """A stored answer's value, or None when it is not one ``kind`` can hold (coverage: the
+    COVERS_* flags, 0..3)."""
     if kind == "verdict":
         return int(value) if isinstance(value, bool) or value in (0, 1) else None
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 4:
+    top = COVERS_BASELINE | COVERS_COMPARISON if kind == "coverage" else 4
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
         return None
     return value
+
+
+def _answered(raw: Any, kind: str) -> int | None:
+    """A provider's answer as the value stored, or None when it is not a valid one: coverage is a
+    pair of bools (covers the baseline, covers the comparison period), kept as COVERS_* flags."""
+    if kind != "coverage":
+        return _valid(raw, kind)
+    if not isinstance(raw, (tuple, list)) or len(raw) != 2:
+        return None
+    baseline, comparison = raw
+    if not (isinstance(baseline, bool) and isinstance(comparison, bool)):
+        return None
+    return (COVERS_BASELINE if baseline else 0) | (COVERS_COMPARISON if comparison else 0)
 
 
 def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
@@ -306,7 +391,7 @@ def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
         if not isinstance(key, str):
             problem = f"answer {number + 1} has no 'key' string"
         elif (kind := entry.get("kind")) not in KINDS:
-            problem = f"answer {key!r} has kind {kind!r}, expected 'grade' or 'verdict'"
+            problem = f"answer {key!r} has kind {kind!r}, expected 'grade', 'verdict' or 'coverage'"
         elif _valid(entry.get("value"), kind) is None:
             problem = f"answer {key!r} has {kind} {entry.get('value')!r}: {_EXPECTED[kind]}"
         elif key in numbers:
@@ -320,8 +405,17 @@ def _read_cache(path: Path) -> dict[str, dict[str, Any]]:
     return cache
 
 
-KINDS = ("grade", "verdict")
-_EXPECTED = {"grade": "not an integer 0..4", "verdict": "not a bool"}
+KINDS = ("grade", "verdict", "coverage")
+_EXPECTED = {
+    "grade": "not an integer 0..4",
+    "verdict": "not a bool",
+    "coverage": "not coverage flags 0..3",
+}
+# What a provider's answer must be, as its errors say it.
+_EXPECTED_ANSWER = {
+    **_EXPECTED,
+    "coverage": "not a pair of bools (covers the baseline, covers the comparison period)",
+}
 _LEFT_AS_IT_IS = (
     "The file was left as it is: fix it (see its git history), or record it anew with "
     "--tempoeval-record-mode=all"

@@ -41,7 +41,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self, TypedDict
 
 from pytest_tempoeval.data.focus_time import FocusTime
-from pytest_tempoeval.metrics.llm_prompts import BINARY_VERDICT_PROMPT, GRADED_RELEVANCE_PROMPT
+from pytest_tempoeval.errors import FocusTimeError
+from pytest_tempoeval.metrics.llm_prompts import (
+    BINARY_VERDICT_PROMPT,
+    GRADED_RELEVANCE_PROMPT,
+    TEMPORAL_COVERAGE_PROMPT,
+)
 
 HOST = "127.0.0.1"  # loopback only: nothing beyond this machine reaches the fake
 # A request or response body: JSON, read and written as the API defines it.
@@ -60,11 +65,12 @@ class Batch(TypedDict):
 
 
 def _reader(template: str) -> re.Pattern[str]:
-    """A regex reading ``query`` and ``document`` back out of a prompt made from ``template``."""
+    """A regex reading ``query`` and ``document`` (and the coverage prompt's anchors) back out of
+    a prompt made from ``template``."""
     pattern = ""
     for literal, field, _, _ in string.Formatter().parse(template):
         pattern += re.escape(literal)
-        if field in ("query", "document"):
+        if field in ("query", "document", "baseline_anchor", "comparison_anchor"):
             pattern += f"(?P<{field}>.*?)"
         elif field is not None:
             pattern += ".*?"
@@ -73,6 +79,7 @@ def _reader(template: str) -> re.Pattern[str]:
 
 _GRADED = _reader(GRADED_RELEVANCE_PROMPT)
 _VERDICT = _reader(BINARY_VERDICT_PROMPT)
+_COVERAGE = _reader(TEMPORAL_COVERAGE_PROMPT)
 
 
 @dataclass(frozen=True)
@@ -112,7 +119,7 @@ class Fault:
 
     @classmethod
     def out_of_range(cls) -> Fault:
-        """A 200 whose JSON holds a grade of 7 / a verdict of 3."""
+        """A 200 whose JSON holds a grade of 7 / a verdict of 3 / a coverage of "yes"."""
         return cls("out_of_range")
 
     @classmethod
@@ -127,7 +134,11 @@ class Fault:
 
 
 def fake_judgment(prompt: str, out_of_range: bool = False) -> str:
-    """The fake judge's reply text for a seed prompt: a grade or verdict from year overlap."""
+    """The fake judge's reply text for a judge prompt: a grade or verdict from year overlap; for
+    the coverage prompt, whether the document's years overlap each anchor period."""
+    coverage = _COVERAGE.fullmatch(prompt)
+    if coverage is not None:
+        return _fake_coverage(coverage, out_of_range)
     graded = _GRADED.fullmatch(prompt)
     match = graded or _VERDICT.fullmatch(prompt)
     if match is None:
@@ -147,6 +158,29 @@ def fake_judgment(prompt: str, out_of_range: bool = False) -> str:
             "verdict": verdict,
             "confidence": 1.0,
             "reason": reason,
+        }
+    )
+
+
+def _fake_coverage(match: re.Match[str], out_of_range: bool) -> str:
+    """covers_baseline / covers_comparison: the document's years overlap the anchor's (an anchor
+    the focus-time grammar cannot read is covered by nothing). ``out_of_range``: a string where
+    the API's JSON must hold a boolean."""
+    document_time = FocusTime.from_text(match["document"])
+    covers = []
+    for anchor in (match["baseline_anchor"], match["comparison_anchor"]):
+        try:
+            covers.append(document_time.overlaps(FocusTime.parse(anchor)))
+        except FocusTimeError:
+            covers.append(False)
+    query_time = FocusTime.from_text(match["query"])
+    return json.dumps(
+        {
+            "verdict": int(any(covers) or query_time.overlaps(document_time)),
+            "reason": f"document years {document_time or 'none'}",
+            "temporal_contribution": str(document_time) or "none",
+            "covers_baseline": "yes" if out_of_range else covers[0],
+            "covers_comparison": covers[1],
         }
     )
 

@@ -83,6 +83,9 @@ if TYPE_CHECKING:
         assert_set_relative_precision as assert_set_relative_precision,
     )
     from pytest_tempoeval.metrics.functions import assert_success as assert_success
+    from pytest_tempoeval.metrics.functions import (
+        assert_temporal_coverage as assert_temporal_coverage,
+    )
     from pytest_tempoeval.metrics.functions import assert_temporal_map as assert_temporal_map
     from pytest_tempoeval.metrics.functions import assert_temporal_mrr as assert_temporal_mrr
     from pytest_tempoeval.metrics.functions import assert_temporal_ndcg as assert_temporal_ndcg
@@ -132,6 +135,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import set_recall as set_recall
     from pytest_tempoeval.metrics.functions import set_relative_precision as set_relative_precision
     from pytest_tempoeval.metrics.functions import success as success
+    from pytest_tempoeval.metrics.functions import temporal_coverage as temporal_coverage
     from pytest_tempoeval.metrics.functions import temporal_map as temporal_map
     from pytest_tempoeval.metrics.functions import temporal_mrr as temporal_mrr
     from pytest_tempoeval.metrics.functions import temporal_ndcg as temporal_ndcg
@@ -153,6 +157,7 @@ FUNCTIONS = (
     "temporal_recall",
     "temporal_mrr",
     "temporal_map",
+    "temporal_coverage",
     "ndcg",
     "precision",
     "recall",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pytest_tempoeval.metrics.llm_judgments import Judge
+from pytest_tempoeval.metrics.llm_judgments import CoverageJudge, Judge
 from pytest_tempoeval.metrics.results import MetricResult
 from pytest_tempoeval.metrics.scoring import (  # noqa: F401 (importable from here, as before)
     ALL_RANKS,
@@ -795,3 +795,28 @@ assert_set_relative_precision = _checked(set_relative_precision)
 assert_relative_precision = _checked(relative_precision)
 assert_utility = _checked(utility)
 assert_yaap = _checked(yaap)
+
+
+# -- TempoEval's cross-period coverage (llm mode) --------------------------------------------------
+
+
+def temporal_coverage(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    mode: str = "llm",
+    judge: CoverageJudge | None = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """T-Coverage@k: of a cross-period query's two periods (its gold ``baseline_period`` and
+    ``comparison_period``), the share the top k covers: 0, 0.5 or 1. The judge reads each
+    document with TempoEval's TemporalCoverage prompt. A query without the periods is excluded
+    and named; ``empty`` changes nothing here (no query is left out for having nothing
+    relevant)."""
+    return compute(SPEC["T-Coverage"], **locals())
+
+
+assert_temporal_coverage = _checked(temporal_coverage)

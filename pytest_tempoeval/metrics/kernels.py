@@ -606,3 +606,14 @@ def utility(
         + relevant_missed * (n_relevant - found)
         + nonrelevant_missed * (collection_size + found - size - n_relevant)
     )
+
+
+# -- TempoEval's cross-period coverage -------------------------------------------------------------
+
+
+def temporal_coverage(coverage: np.ndarray, k: int) -> np.ndarray:
+    """T-Coverage@k = (baseline covered + comparison covered) / 2: 0, 0.5 or 1 (TempoEval's
+    TemporalCoverage). A period is covered when some document of the top k covers it
+    (``coverage[q, i]``: the judge's covers_baseline, covers_comparison for rank i + 1); a rank
+    past the end, or a document the judge could not read, covers nothing."""
+    return coverage[:, :k].any(axis=1).sum(axis=1) / 2

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -30,7 +30,23 @@ class Judgment:
 
     query_id: str
     doc_id: str
-    value: int  # grade 0-4, or verdict 0/1
+    value: int  # grade 0-4, verdict 0/1, or coverage flags (COVERS_BASELINE | COVERS_COMPARISON)
+
+
+# A coverage judgment's value: which of a cross-period query's periods the document covers.
+COVERS_BASELINE = 1
+COVERS_COMPARISON = 2
+
+
+@dataclass(frozen=True)
+class CrossPeriod:
+    """What the T-Coverage prompt asks about one query: its two periods as the prompt writes them
+    (``str(FocusTime)``: ``"1990-1999"``) and its temporal focus (None: the prompt's default,
+    ``change_over_time``)."""
+
+    baseline: str
+    comparison: str
+    temporal_focus: str | None = None
 
 
 class Judge(Protocol):
@@ -46,6 +62,19 @@ class Judge(Protocol):
         self, items: Sequence[JudgmentRequest], temporal_focus: dict[str, str | None] | None = None
     ) -> list[Judgment]:
         """A 0/1 verdict for every item (the seed precision prompt), in order."""
+        ...
+
+
+class CoverageJudge(Protocol):
+    """What T-Coverage asks of a judge (the shipped judges have it beside :class:`Judge`'s)."""
+
+    model: str
+
+    def coverage_all(
+        self, items: Sequence[JudgmentRequest], periods: Mapping[str, CrossPeriod]
+    ) -> list[Judgment]:
+        """For every item, which periods of its query (``periods[query id]``) the document
+        covers (TempoEval's TemporalCoverage prompt), as COVERS_* flags, in order."""
         ...
 
 
@@ -88,6 +117,23 @@ def read_grade(reply: str | dict[str, Any]) -> int:
 def read_verdict(reply: str | dict[str, Any]) -> int:
     """``verdict``: 0 or 1."""
     return _read_int(read_json_object(reply), "verdict", 0, 1)
+
+
+_COVERAGE_FIELDS = (("covers_baseline", COVERS_BASELINE), ("covers_comparison", COVERS_COMPARISON))
+
+
+def read_coverage(reply: str | dict[str, Any]) -> int:
+    """``covers_baseline`` and ``covers_comparison``: each a JSON ``true`` or ``false`` (TempoEval
+    takes any truthy value, so its reading of ``"false"`` is covered), as COVERS_* flags."""
+    data = read_json_object(reply)
+    flags = 0
+    for key, flag in _COVERAGE_FIELDS:
+        if key not in data:
+            raise InvalidReply(f"no {key!r} field")
+        if not isinstance(data[key], bool):
+            raise InvalidReply(f"{key} {data[key]!r} is not true or false")
+        flags |= flag if data[key] else 0
+    return flags
 
 
 def _read_int(data: dict[str, Any], key: str, low: int, high: int) -> int:

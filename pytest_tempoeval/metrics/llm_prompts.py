@@ -1,4 +1,5 @@
-"""The llm-mode prompts, word for word from the TempoEval metric pages (``shared/seeds``).
+"""The llm-mode prompts, word for word from the TempoEval metric pages (``shared/seeds``), and
+T-Coverage's from TempoEval 0.1.0's ``TemporalCoverage`` (its pages have none).
 
 They are part of each metric's definition (a "Prompt (LLM mode)" section of its page), so they live
 with the metrics; any judge (:mod:`pytest_tempoeval.judge`, or a TempoEval provider given to the
@@ -61,6 +62,40 @@ Respond ONLY with valid JSON:
 }}
 """
 
+# TempoEval's TemporalCoverage prompt (its TEMPORAL_EVIDENCE_PROMPT), word for word: T-Coverage
+# reads covers_baseline and covers_comparison of the reply; the verdict is asked, as TempoEval
+# asks it, and not read.
+TEMPORAL_COVERAGE_PROMPT = """You are grading retrieved documents for a temporal trend/change query that needs cross-period evidence.
+
+Query: "{query}"
+Temporal Focus: {temporal_focus}
+
+Baseline anchor period: {baseline_anchor}
+Comparison/current anchor period: {comparison_anchor}
+
+Document:
+{document}
+
+Decide:
+1) verdict: 1 if the document DIRECTLY helps answer the temporal aspects of the query (contains relevant temporal info), else 0.
+2) covers_baseline: true if the document contains evidence about the BASELINE anchor period.
+3) covers_comparison: true if the document contains evidence about the COMPARISON/current anchor period.
+
+Strictness rules:
+- A random date not related to the anchors does NOT count.
+- "Currently/as of 2023/recent years" can count for comparison coverage if relevant.
+- Baseline coverage should connect to the baseline anchor period (e.g., around 2017).
+
+Return ONLY valid JSON:
+{{
+  "verdict": 1 or 0,
+  "reason": "brief explanation",
+  "temporal_contribution": "what temporal information provided, or 'none'",
+  "covers_baseline": true or false,
+  "covers_comparison": true or false
+}}
+"""
+
 
 # The longest document text a prompt carries; a longer one is cut, and the prompt says so. Far
 # above a retrieved passage, and it bounds what one judgment can cost.
@@ -79,6 +114,31 @@ def verdict_prompt(
     query, document = _prepared(query, document, style)
     return BINARY_VERDICT_PROMPT.format(
         query=query, document=document, temporal_focus=temporal_focus or "specific_time"
+    )
+
+
+# TempoEval's TemporalCoverage default: its prompt names the query's focus as a change over time.
+CROSS_PERIOD_FOCUS = "change_over_time"
+
+
+def coverage_prompt(
+    query: str,
+    document: str,
+    temporal_focus: str | None,
+    baseline: str,
+    comparison: str,
+    style: str = "seed",
+) -> str:
+    """The T-Coverage prompt: whether ``document`` holds evidence about the ``baseline`` and the
+    ``comparison`` period (as :class:`~pytest_tempoeval.data.focus_time.FocusTime` writes them,
+    ``"1990-1999"``) of a cross-period query."""
+    query, document = _prepared(query, document, style)
+    return TEMPORAL_COVERAGE_PROMPT.format(
+        query=query,
+        temporal_focus=temporal_focus or CROSS_PERIOD_FOCUS,
+        baseline_anchor=baseline,
+        comparison_anchor=comparison,
+        document=document,
     )
 
 

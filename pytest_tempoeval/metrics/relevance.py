@@ -16,8 +16,9 @@ and what each calls known, relevant and ideal is easiest to keep consistent side
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from numbers import Integral
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,7 +26,7 @@ import numpy as np
 from pytest_tempoeval.data.columns import count_per_group
 from pytest_tempoeval.data.goldset import GoldSet
 from pytest_tempoeval.data.run import Run
-from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.errors import FocusTimeError, MetricError
 from pytest_tempoeval.metrics.alignment import (
     joined_depth,
     judged_rows,
@@ -37,7 +38,9 @@ from pytest_tempoeval.metrics.alignment import (
 
 # Imported by their modes' functions: focus_index and the judge's modules (gold mode needs neither)
 if TYPE_CHECKING:
-    from pytest_tempoeval.metrics.llm_judgments import Judge
+    from pytest_tempoeval.data.focus_time import FocusTime
+    from pytest_tempoeval.data.gold_schema import GoldQuery
+    from pytest_tempoeval.metrics.llm_judgments import CoverageJudge, Judge, JudgmentRequest
 
 # Why a query is left out of a mean.
 NO_FOCUS_TIME = "no focus time (none given, none found in its text)"
@@ -45,6 +48,7 @@ NO_RELEVANT_JUDGED = "no relevant document judged"
 NO_OVERLAP = "no known document overlaps its focus time"
 NO_QUERY_TEXT = "no query text for the judge"
 NOTHING_JUDGED_RELEVANT = "no retrieved document was judged relevant"
+NOT_CROSS_PERIOD = "no baseline_period and comparison_period (not a cross-period query)"
 # Per mode, why a query with nothing relevant (IDCG 0, no relevant document for R/AP) is left out.
 NO_RELEVANT_REASON = {
     "gold": NO_RELEVANT_JUDGED,
@@ -62,6 +66,12 @@ GOLD_READS = {
     "focus_time": (("focus_time",), ("focus_time",)),
     "llm": (("text", "temporal_focus"), ("text",)),
 }
+# T-Coverage's judge also reads each query's two periods (a measure of its own: the other llm-mode
+# measures' per-query hashes stay as their baselines stored them).
+CROSS_PERIOD_READS = (
+    ("text", "temporal_focus", "baseline_period", "comparison_period"),
+    ("text",),
+)
 
 # (query position, how many, binary) -> the best documents known for the query, best first, ties
 # by id: (doc id, relevance), or (doc id, 1.0) for the documents a binary metric counts relevant.
@@ -92,6 +102,10 @@ class Relevance:
     # the matrices are then empty ([nq, 0]) and ``complete`` holds them
     first_relevant: np.ndarray | None = None
     judge_dry_run: str = ""  # llm mode: why a dry run judged nothing (see checks.dry_run_stops)
+    # T-Coverage: [nq, depth, 2] the document covers the query's baseline / comparison period
+    coverage: np.ndarray | None = None
+    # What the score read of each query, when more than its mode's GOLD_READS (T-Coverage)
+    gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
     def first_relevant_ranks(self) -> np.ndarray:
         """[nq] rank index (0-based) of each query's first relevant document, -1 when none."""
@@ -391,7 +405,6 @@ def llm_relevance(
     unknown, or is an error with ``strict=True``.
     """
     from pytest_tempoeval.metrics.llm_judgments import judged
-    from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
 
     if judge is None:
         raise MetricError(
@@ -399,27 +412,12 @@ def llm_relevance(
             "bound to this test's cassette)"
         )
     rows = ranked_rows(run, gold, depth)
-    items, positions, excluded = [], [], {}
-    cut: dict[int, int] = {}  # query position -> documents the prompt cuts at MAX_DOCUMENT_CHARS
-    documents = gold.documents
-    for position, query in enumerate(gold.queries.values()):
-        if not query.text:
-            excluded[position] = NO_QUERY_TEXT
-            continue
-        valid = rows[position][rows[position] >= 0]
-        for rank, doc in enumerate(run.table.ids_of(valid)):
-            text = run.texts.get(doc) or (documents[doc].text if doc in documents else None)
-            if text is None:
-                if strict:
-                    raise MetricError(
-                        f"doc {doc!r} (query {query.id!r}, rank {rank + 1}) has no text to judge "
-                        "(strict=True)"
-                    )
-                continue
-            items.append((query.id, query.text, doc, text))
-            positions.append((position, rank))
-            if len(text) > MAX_DOCUMENT_CHARS:
-                cut[position] = cut.get(position, 0) + 1
+    excluded = {
+        position: NO_QUERY_TEXT
+        for position, query in enumerate(gold.queries.values())
+        if not query.text
+    }
+    items, positions, cut = _items_to_judge(run, gold, rows, excluded, strict)
     focus = {query.id: query.temporal_focus for query in gold.queries.values()}
     judgments, stopped = judged(
         lambda: judge.grade_all(items) if graded else judge.verdict_all(items, focus)
@@ -450,10 +448,192 @@ def llm_relevance(
         missing=run_of_gold(run, gold) < 0,
         ideal_documents=ideal_documents,
         judge_model=getattr(judge, "model", None),
-        notes={
-            position: f"{count} document{'s' if count > 1 else ''} longer than "
-            f"{MAX_DOCUMENT_CHARS:,} characters, cut for the judge"
-            for position, count in cut.items()
-        },
+        notes={position: _cut_note(count) for position, count in cut.items()},
         judge_dry_run=stopped,
     )
+
+
+def _items_to_judge(
+    run: Run, gold: GoldSet, rows: np.ndarray, skipped: Mapping[int, str], strict: bool
+) -> tuple[list[JudgmentRequest], list[tuple[int, int]], dict[int, int]]:
+    """The (query id, query, doc id, document) items of every ranked document with a text, for
+    every query not ``skipped``; the (query position, rank) of each; and per query position how
+    many documents the prompt cuts at MAX_DOCUMENT_CHARS. A document with no text (neither in the
+    run nor in the gold set) cannot be judged: it is left unknown, or an error with ``strict``."""
+    from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
+
+    items: list[JudgmentRequest] = []
+    positions: list[tuple[int, int]] = []
+    cut: dict[int, int] = {}
+    documents = gold.documents
+    for position, query in enumerate(gold.queries.values()):
+        if position in skipped or not query.text:
+            continue
+        valid = rows[position][rows[position] >= 0]
+        for rank, doc in enumerate(run.table.ids_of(valid)):
+            text = run.texts.get(doc) or (documents[doc].text if doc in documents else None)
+            if text is None:
+                if strict:
+                    raise MetricError(
+                        f"doc {doc!r} (query {query.id!r}, rank {rank + 1}) has no text to judge "
+                        "(strict=True)"
+                    )
+                continue
+            items.append((query.id, query.text, doc, text))
+            positions.append((position, rank))
+            if len(text) > MAX_DOCUMENT_CHARS:
+                cut[position] = cut.get(position, 0) + 1
+    return items, positions, cut
+
+
+def _cut_note(count: int) -> str:
+    from pytest_tempoeval.metrics.llm_prompts import MAX_DOCUMENT_CHARS
+
+    return (
+        f"{count} document{'s' if count > 1 else ''} longer than {MAX_DOCUMENT_CHARS:,} "
+        "characters, cut for the judge"
+    )
+
+
+# -- T-Coverage (llm mode) -------------------------------------------------------------------------
+
+
+def llm_coverage(
+    run: Run, gold: GoldSet, depth: int, judge: CoverageJudge | object, strict: bool = False
+) -> Relevance:
+    """Which of its query's two periods (``baseline_period``, ``comparison_period``) each of the
+    top ``depth`` documents covers, by the judge's answer to TempoEval's TemporalCoverage prompt
+    (:attr:`Relevance.coverage`). A document's relevance is how many periods it covers (0-2).
+
+    A query without the periods, or without a text, is left out and named. Every ranked document
+    with a text is asked (TempoEval's ``acompute`` asks them all too). A document with no text
+    cannot be judged: it covers nothing, counted as unknown, or an error with ``strict=True``.
+    """
+    from pytest_tempoeval.metrics.llm_judgments import (
+        COVERS_BASELINE,
+        COVERS_COMPARISON,
+        CrossPeriod,
+        judged,
+    )
+
+    ask = getattr(judge, "coverage_all", None)
+    if judge is None or not callable(ask):
+        raise MetricError(
+            "T-Coverage needs judge=: a judge with coverage_all(items, periods), such as "
+            "AnthropicJudge (the tempoeval_judge fixture) or CachedJudge"
+            + ("" if judge is None else f"; {judge!r} has none")
+        )
+    rows = ranked_rows(run, gold, depth)
+    excluded: dict[int, str] = {}
+    periods: dict[str, CrossPeriod] = {}
+    shown: dict[int, tuple[str, str]] = {}  # query position -> its periods as the prompt has them
+    for position, query in enumerate(gold.queries.values()):
+        pair = _cross_periods(query)
+        if pair is None:
+            excluded[position] = NOT_CROSS_PERIOD
+        elif not query.text:
+            excluded[position] = NO_QUERY_TEXT
+        else:
+            shown[position] = (str(pair[0]), str(pair[1]))
+            periods[query.id] = CrossPeriod(*shown[position], query.temporal_focus)
+    items, positions, cut = _items_to_judge(run, gold, rows, excluded, strict)
+    judgments, stopped = judged(lambda: ask(items, periods))
+    if not stopped and len(judgments) != len(items):
+        raise MetricError(
+            f"the judge {judge!r} gave {len(judgments)} coverage judgments for {len(items)} "
+            "documents; a judge answers every item, in order"
+        )
+    coverage = np.zeros((*rows.shape, 2), dtype=bool)
+    known = np.zeros(rows.shape, dtype=bool)
+    for (position, rank), item, judgment in zip(positions, items, judgments):
+        flags: object = judgment.value  # a judge of the user's may give anything
+        if (judgment.query_id, judgment.doc_id) != (item[0], item[2]) or (
+            isinstance(flags, bool)
+            or not isinstance(flags, Integral)
+            or not 0 <= int(flags) <= COVERS_BASELINE | COVERS_COMPARISON
+        ):
+            raise MetricError(
+                f"the judge {judge!r} answered ({judgment.query_id!r}, {judgment.doc_id!r}, "
+                f"{flags!r}) for doc {item[2]!r} of query {item[0]!r}: expected that query and "
+                "doc, and coverage flags 0..3 (COVERS_BASELINE | COVERS_COMPARISON)"
+            )
+        covers = int(flags)
+        coverage[position, rank] = (covers & COVERS_BASELINE, covers & COVERS_COMPARISON)
+        known[position, rank] = True
+    relevance = coverage.sum(axis=2).astype(np.float64)
+
+    def document(position: int, rank: int) -> str:
+        row = rows[position, rank]
+        return run.table.ids_of(slice(row, row + 1))[0]
+
+    def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
+        ranks = np.flatnonzero(known[position] & (relevance[position] >= 1)).tolist()
+        best = sorted((-relevance[position, rank], document(position, rank)) for rank in ranks)
+        return [(doc, 1.0 if binary else float(-value)) for value, doc in best[:n]]
+
+    notes = {position: _cut_note(count) for position, count in cut.items()}
+    if not stopped:
+        for position, (baseline, comparison) in shown.items():
+            covered = [
+                [
+                    document(position, rank)
+                    for rank in np.flatnonzero(coverage[position, :, side]).tolist()
+                ]
+                for side in (0, 1)
+            ]
+            what = "; ".join(
+                f"{name} period {period}: " + (_some(docs) if docs else "not covered")
+                for name, period, docs in zip(
+                    ("baseline", "comparison"), (baseline, comparison), covered
+                )
+            )
+            notes[position] = "; ".join(filter(None, (what, notes.get(position))))
+    return Relevance(
+        query_ids=gold.query_ids,
+        rows=rows,
+        relevance=relevance,
+        known=known,
+        relevant=relevance >= 1,
+        ideal=np.zeros((rows.shape[0], 0)),
+        n_relevant=(relevance >= 1).sum(axis=1),
+        excluded=excluded,
+        missing=run_of_gold(run, gold) < 0,
+        ideal_documents=ideal_documents,
+        judge_model=getattr(judge, "model", None),
+        notes=notes,
+        judge_dry_run=stopped,
+        coverage=coverage,
+        gold_reads=CROSS_PERIOD_READS,
+    )
+
+
+def _cross_periods(query: GoldQuery) -> tuple[FocusTime, FocusTime] | None:
+    """A query's baseline and comparison periods, or None when it gives neither. The gold-set
+    files refuse one without the other; a GoldQuery built in Python is checked here."""
+    from pytest_tempoeval.data.focus_time import FocusTime
+
+    given = {"baseline_period": query.baseline_period, "comparison_period": query.comparison_period}
+    if all(value is None for value in given.values()):
+        return None
+    periods = []
+    for name, value in given.items():
+        if value is None:
+            other = next(key for key in given if key != name)
+            raise MetricError(
+                f"query {query.id!r}: {other} is given without {name}; a cross-period query "
+                "(T-Coverage) names both periods it compares"
+            )
+        try:
+            period = FocusTime.parse(value)
+        except FocusTimeError as error:
+            raise MetricError(f"query {query.id!r}: bad {name} {value!r}: {error}") from None
+        if not period:
+            raise MetricError(f"query {query.id!r}: {name} names no year")
+        periods.append(period)
+    return periods[0], periods[1]
+
+
+def _some(docs: list[str], shown: int = 3) -> str:
+    """``d1, d2, d3 and 2 more``."""
+    more = f" and {len(docs) - shown} more" if len(docs) > shown else ""
+    return ", ".join(docs[:shown]) + more

@@ -78,6 +78,8 @@ class _Details:
     # whether some retrieved rank has a known relevance (so its id is known): cheaper than
     # counting the ids the gold set does not know, which only "no" needs
     some_known: Callable[[], bool] | None = None
+    # what the score read of each query, when more than its mode's (relevance.GOLD_READS)
+    gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 class MetricResult(float):
@@ -114,6 +116,7 @@ class MetricResult(float):
         value: float | None = None,
         later_extra: Callable[[], dict[str, Any]] | None = None,
         some_known: Callable[[], bool] | None = None,
+        gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -137,6 +140,7 @@ class MetricResult(float):
             judged=judged,
             later_extra=later_extra,
             some_known=some_known,
+            gold_reads=gold_reads,
         )
         return self
 
@@ -182,7 +186,8 @@ class MetricResult(float):
         reads are not known query by query (judge agreement)."""
         from pytest_tempoeval.metrics.relevance import GOLD_READS
 
-        gold, reads = self._details.gold, GOLD_READS.get(self.mode)
+        gold = self._details.gold
+        reads = self._details.gold_reads or GOLD_READS.get(self.mode)
         return None if gold is None or reads is None else gold.fingerprints(*reads)
 
     @property

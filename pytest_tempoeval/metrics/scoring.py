@@ -38,6 +38,7 @@ from pytest_tempoeval.metrics.relevance import (
     Relevance,
     focus_time_relevance,
     gold_relevance,
+    llm_coverage,
     llm_relevance,
 )
 from pytest_tempoeval.metrics.results import MetricResult, QueryScores
@@ -205,6 +206,8 @@ def _relevance(
             need_ideal=spec.needs_ideal,
             first_relevant_only=spec.first_relevant_only,
         )
+    if mode == Mode.LLM and spec.cross_period:
+        return llm_coverage(run, gold, depth, judge, strict)
     if mode == Mode.LLM:
         return llm_relevance(run, gold, depth, judge, graded=not spec.binary, strict=strict)
     threshold = float(values.get("threshold") or 0.0)
@@ -228,6 +231,8 @@ _KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], object]] = {
     "query_ids": lambda relevance, scoring, graded: relevance.query_ids,  # to name one in errors
     "grades": lambda relevance, scoring, graded: trec_grades(relevance),
     "levels": lambda relevance, scoring, graded: grade_levels(scoring.gold),
+    # T-Coverage: [nq, depth, 2] the document covers the baseline / the comparison period
+    "coverage": lambda relevance, scoring, graded: relevance.coverage,
 }
 
 
@@ -365,6 +370,7 @@ def _package(
         judged=judged_shares,
         later_extra=later,
         some_known=some_known,
+        gold_reads=relevance.gold_reads,
     )
     result.judge_dry_run = relevance.judge_dry_run
     return result

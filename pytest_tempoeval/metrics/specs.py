@@ -196,6 +196,8 @@ class MeasureSpec:
     # name, "_", then the value (iprec_at_recall_0.50).
     at: Param | None = None
     trec_eval_query_lines: bool = True  # trec_eval -q prints a line per query (not gm_map, num_q)
+    # llm mode asks which of a cross-period query's two periods each document covers (T-Coverage)
+    cross_period: bool = False
 
     @property
     def temporal(self) -> bool:
@@ -908,6 +910,20 @@ SPECS += (
         whole_ranking=True,
         function_default_k=False,
         needs_relevant=True,
+    ),
+)
+# -- TempoEval's cross-period coverage (llm mode) --------------------------------------------------
+
+SPECS += (
+    MeasureSpec(
+        name="T-Coverage",
+        function="temporal_coverage",
+        kernel="temporal_coverage",
+        summary="of a cross-period query's baseline and comparison periods, the share the top k "
+        "covers, as the judge reads each document (TempoEval's TemporalCoverage)",
+        modes=(Mode.LLM,),
+        binary=False,
+        cross_period=True,
     ),
 )
 SPEC = {spec.name: spec for spec in SPECS}

@@ -139,7 +139,7 @@ def recorded_cache(path: Path) -> list[str]:
         ),
         (
             lambda lines: lines.__setitem__(6, lines[6].replace("grade", "grad")),
-            r":4: answer '{first}' has kind 'grad', expected 'grade' or 'verdict'",
+            r":4: answer '{first}' has kind 'grad', expected 'grade', 'verdict' or 'coverage'",
         ),
     ],
     ids=["duplicate-json-key", "two-answers-one-key", "unknown-kind"],
