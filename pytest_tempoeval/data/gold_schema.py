@@ -15,6 +15,7 @@ The user documentation of every key is ``docs/gold-set.md``. In short::
         focus_time: 2020                     # derived from text when absent
         temporal_focus: specific_time
         relevant: {d1: 3, d7: 1}             # a list means grade 1
+        key_time_anchors: [2020, "2016-2018"]  # optional: T-AnchorF1's required anchors
 
 The tree comes from :mod:`~pytest_tempoeval.data.readers.structured` (YAML/JSON with line numbers)
 or from plain Python data (no line numbers). Every problem raises :class:`GoldSetError` starting
@@ -41,6 +42,7 @@ from pytest_tempoeval.data.readers.structured import (
     shown,
     yaml_tree,
 )
+from pytest_tempoeval.data.time_anchors import read_time_anchors
 from pytest_tempoeval.data.values import grade_problem, id_problem
 from pytest_tempoeval.errors import (
     FocusTimeError,
@@ -53,7 +55,7 @@ from pytest_tempoeval.errors import (
 from pytest_tempoeval.files import regular_file_problem
 
 TOP_KEYS = ("version", "name", "k", "documents", "queries")
-QUERY_KEYS = ("id", "text", "focus_time", "temporal_focus", "relevant")
+QUERY_KEYS = ("id", "text", "focus_time", "temporal_focus", "relevant", "key_time_anchors")
 DOCUMENT_KEYS = ("text", "focus_time")
 MAX_GOLD_BYTES = 512 * 1024 * 1024  # a YAML/JSON gold set is read whole; qrels files stream
 
@@ -67,6 +69,9 @@ class GoldQuery:
     relevant: Mapping[str, int] = field(default_factory=dict)
     line: int | None = None  # where the query starts in its file
     id_line: int | None = None  # where its id is written, when that is another line
+    # The time anchors the query requires (T-AnchorF1), each its years: TempoEval's
+    # key_time_anchors. Empty: none given.
+    key_time_anchors: tuple[FocusTime, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -331,7 +336,11 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
     relevant_line = item.key_lines.get("relevant") or line
     relevant, lines = _relevant(item.get("relevant"), relevant_line, path, owner)
     focus_time = _focus_time(item, text, path, line, owner)
-    return GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line), lines
+    anchors = read_time_anchors(
+        item.get("key_time_anchors"), item.key_lines.get("key_time_anchors") or line, path, owner
+    )
+    query = GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line, anchors)
+    return query, lines
 
 
 def _relevant(

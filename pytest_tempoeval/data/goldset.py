@@ -70,6 +70,10 @@ class GoldSet:
             )
         self._queries = _index_by_id(query_list, self.path, "query")
         _check_grades(query_list, self.path)
+        if any(query.key_time_anchors for query in query_list):
+            from pytest_tempoeval.data.time_anchors import check_time_anchors
+
+            check_time_anchors(((q.id, q.line, q.key_time_anchors) for q in query_list), self.path)
         self.documents: Mapping[str, GoldDocument] = _index_by_id(
             document_list, self.path, "document"
         )
@@ -312,6 +316,8 @@ class GoldSet:
                         _as_json(query.focus_time),
                         query.temporal_focus,
                         sorted(query.relevant.items()),
+                        # hashed only when given: a gold set without them keeps its fingerprint
+                        *([_field(query, "key_time_anchors")] if query.key_time_anchors else []),
                     ]
                 ).encode()
             )
@@ -335,8 +341,10 @@ class GoldSet:
         return self.memo(
             ("fingerprints", query_fields, document_fields),
             lambda: (
-                {
-                    query.id: _short_hash([query.id, *(_field(query, f) for f in query_fields)])
+                {  # key_time_anchors, newer than the stored hashes, is hashed only when given
+                    query.id: _short_hash(
+                        [query.id, *(_field(query, f) for f in query_fields if _given(query, f))]
+                    )
                     for query in self.queries.values()
                 },
                 self._documents_hash(document_fields),
@@ -370,7 +378,13 @@ def _field(item: GoldQuery | GoldDocument, name: str) -> object:
     value = getattr(item, name)
     if name == "relevant":
         return sorted(value.items())
+    if name == "key_time_anchors":
+        return [anchor.to_json() for anchor in value]
     return _as_json(value) if isinstance(value, FocusTime) else value
+
+
+def _given(query: GoldQuery, name: str) -> bool:
+    return name != "key_time_anchors" or bool(query.key_time_anchors)
 
 
 def _short_hash(data: object) -> str:
