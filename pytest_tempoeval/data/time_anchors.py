@@ -10,6 +10,7 @@ covers the anchor ``1990s`` with any one of its years, so anchors written togeth
 from __future__ import annotations
 
 from collections.abc import Iterable
+from numbers import Integral
 from typing import Any
 
 from pytest_tempoeval.data.focus_time import FocusTime
@@ -38,7 +39,7 @@ def read_time_anchors(value: Any, line: int | None, path: str, owner: str) -> tu
     anchors: dict[FocusTime, None] = {}  # each once: TempoEval compares them as a set
     for item, item_line in zip(value, value.item_lines):
         problem = None
-        if isinstance(item, bool) or not isinstance(item, (int, str)):
+        if isinstance(item, bool) or not isinstance(item, (Integral, str)):
             problem = "is not a year or a string"
         elif isinstance(item, str) and "," in item:
             problem = "holds several anchors: write each as its own item"
