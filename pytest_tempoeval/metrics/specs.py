@@ -936,8 +936,8 @@ SPECS += (
         name="T-YearP",
         function="temporal_year_precision",
         kernel="year_precision",
-        summary="share of the years the top k are about that the query is about: "
-        "|⋃ DFT ∩ QFT| / |⋃ DFT|",
+        summary="share of the years the top k are about (the union of their focus times) that "
+        "the query is about too",
         modes=(Mode.FOCUS_TIME,),
         aliases=("T-YearPrecision",),
         empty_reason=NO_YEAR_IN_TOP,
@@ -946,7 +946,8 @@ SPECS += (
         name="T-YearR",
         function="temporal_year_recall",
         kernel="year_recall",
-        summary="share of the query's years that the top k are about: |⋃ DFT ∩ QFT| / |QFT|",
+        summary="share of the query's years that the top k are about (the union of their focus "
+        "times)",
         modes=(Mode.FOCUS_TIME,),
         aliases=("T-YearRecall",),
     ),
@@ -954,8 +955,8 @@ SPECS += (
         name="T-Diversity",
         function="temporal_diversity",
         kernel="year_diversity",
-        summary="distinct years the top k are about over the span to cover, at most 1: "
-        "|⋃ DFT| / scope",
+        summary="distinct years the top k are about over the span of years to cover (scope), at "
+        "most 1",
         modes=(Mode.FOCUS_TIME,),
         parameters=(SCOPE,),
         counts_every_query=True,  # it reads no query focus time
