@@ -45,7 +45,7 @@ def read_time_anchors(value: Any, line: int | None, path: str, owner: str) -> tu
             problem = "holds several anchors: write each as its own item"
         else:
             try:
-                anchors[FocusTime.parse(item)] = None
+                anchors[FocusTime.parse(item if isinstance(item, str) else int(item))] = None
                 continue
             except FocusTimeError:
                 problem = "is not a time anchor this plugin reads (years run from 1 to 9999)"
