@@ -106,7 +106,13 @@ if TYPE_CHECKING:
     )
     from pytest_tempoeval.metrics.functions import assert_success as assert_success
     from pytest_tempoeval.metrics.functions import (
+        assert_temporal_anchor_f1 as assert_temporal_anchor_f1,
+    )
+    from pytest_tempoeval.metrics.functions import (
         assert_temporal_coverage as assert_temporal_coverage,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        assert_temporal_diversity as assert_temporal_diversity,
     )
     from pytest_tempoeval.metrics.functions import assert_temporal_map as assert_temporal_map
     from pytest_tempoeval.metrics.functions import assert_temporal_mrr as assert_temporal_mrr
@@ -115,6 +121,12 @@ if TYPE_CHECKING:
         assert_temporal_precision as assert_temporal_precision,
     )
     from pytest_tempoeval.metrics.functions import assert_temporal_recall as assert_temporal_recall
+    from pytest_tempoeval.metrics.functions import (
+        assert_temporal_year_precision as assert_temporal_year_precision,
+    )
+    from pytest_tempoeval.metrics.functions import (
+        assert_temporal_year_recall as assert_temporal_year_recall,
+    )
     from pytest_tempoeval.metrics.functions import assert_unjudged as assert_unjudged
     from pytest_tempoeval.metrics.functions import assert_utility as assert_utility
     from pytest_tempoeval.metrics.functions import assert_yaap as assert_yaap
@@ -157,12 +169,18 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import set_recall as set_recall
     from pytest_tempoeval.metrics.functions import set_relative_precision as set_relative_precision
     from pytest_tempoeval.metrics.functions import success as success
+    from pytest_tempoeval.metrics.functions import temporal_anchor_f1 as temporal_anchor_f1
     from pytest_tempoeval.metrics.functions import temporal_coverage as temporal_coverage
+    from pytest_tempoeval.metrics.functions import temporal_diversity as temporal_diversity
     from pytest_tempoeval.metrics.functions import temporal_map as temporal_map
     from pytest_tempoeval.metrics.functions import temporal_mrr as temporal_mrr
     from pytest_tempoeval.metrics.functions import temporal_ndcg as temporal_ndcg
     from pytest_tempoeval.metrics.functions import temporal_precision as temporal_precision
     from pytest_tempoeval.metrics.functions import temporal_recall as temporal_recall
+    from pytest_tempoeval.metrics.functions import (
+        temporal_year_precision as temporal_year_precision,
+    )
+    from pytest_tempoeval.metrics.functions import temporal_year_recall as temporal_year_recall
     from pytest_tempoeval.metrics.functions import unjudged as unjudged
     from pytest_tempoeval.metrics.functions import utility as utility
     from pytest_tempoeval.metrics.functions import yaap as yaap

@@ -19,6 +19,7 @@ The user documentation of every key is ``docs/gold-set.md``. In short::
         text: "How has turnout changed since 2016?"
         baseline_period: 2016                # T-Coverage: both or neither
         comparison_period: 2020-2024
+        key_time_anchors: [2020, "2016-2018"]  # optional: T-AnchorF1's required anchors
 
 The tree comes from :mod:`~pytest_tempoeval.data.readers.structured` (YAML/JSON with line numbers)
 or from plain Python data (no line numbers). Every problem raises :class:`GoldSetError` starting
@@ -49,6 +50,7 @@ from pytest_tempoeval.data.readers.structured import (
     shown,
     yaml_tree,
 )
+from pytest_tempoeval.data.time_anchors import read_time_anchors
 from pytest_tempoeval.data.values import grade_problem, id_problem
 from pytest_tempoeval.errors import (
     FocusTimeError,
@@ -69,6 +71,7 @@ QUERY_KEYS = (
     "relevant",
     "baseline_period",
     "comparison_period",
+    "key_time_anchors",
 )
 # A cross-period query's two periods (T-Coverage): given together, or not at all.
 CROSS_PERIOD_KEYS = ("baseline_period", "comparison_period")
@@ -88,6 +91,9 @@ class GoldQuery:
     # A cross-period query's periods (T-Coverage asks whether the top k cover each): both or none.
     baseline_period: FocusTime | None = None
     comparison_period: FocusTime | None = None
+    # The time anchors the query requires (T-AnchorF1), each its years: TempoEval's
+    # key_time_anchors. Empty: none given.
+    key_time_anchors: tuple[FocusTime, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -393,6 +399,9 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
     relevant, lines = _relevant(item.get("relevant"), relevant_line, path, owner)
     focus_time = _focus_time(item, text, path, line, owner)
     baseline, comparison = _cross_periods(item, path, line, owner)
+    anchors = read_time_anchors(
+        item.get("key_time_anchors"), item.key_lines.get("key_time_anchors") or line, path, owner
+    )
     query = GoldQuery(
         query_id,
         text,
@@ -403,6 +412,7 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
         id_line,
         baseline_period=baseline,
         comparison_period=comparison,
+        key_time_anchors=anchors,
     )
     return query, lines
 

@@ -70,6 +70,10 @@ class GoldSet:
             )
         self._queries = _index_by_id(query_list, self.path, "query")
         _check_grades(query_list, self.path)
+        if any(query.key_time_anchors for query in query_list):
+            from pytest_tempoeval.data.time_anchors import check_time_anchors
+
+            check_time_anchors(((q.id, q.line, q.key_time_anchors) for q in query_list), self.path)
         self.documents: Mapping[str, GoldDocument] = _index_by_id(
             document_list, self.path, "document"
         )
@@ -304,17 +308,14 @@ class GoldSet:
 
         digest = hashlib.sha256()
         for query in self.queries.values():
-            content: list[object] = [
-                query.id,
-                query.text,
-                _as_json(query.focus_time),
-                query.temporal_focus,
-                sorted(query.relevant.items()),
-            ]
+            content: list[object] = [query.id, query.text, _as_json(query.focus_time)]
+            content += [query.temporal_focus, sorted(query.relevant.items())]
             # Hashed only where given: a gold set without them keeps the fingerprint its
             # baselines were recorded with.
             if query.baseline_period is not None or query.comparison_period is not None:
                 content += [_as_json(query.baseline_period), _as_json(query.comparison_period)]
+            if query.key_time_anchors:
+                content.append(_field(query, "key_time_anchors"))
             digest.update(json.dumps(content).encode())
         if isinstance(self.documents, LazyDocuments):  # a corpus: hashed without reading it
             digest.update(self.documents.digest().encode())
@@ -337,8 +338,10 @@ class GoldSet:
         return self.memo(
             ("fingerprints", query_fields, document_fields),
             lambda: (
-                {
-                    query.id: _short_hash([query.id, *(_field(query, f) for f in query_fields)])
+                {  # key_time_anchors, newer than the stored hashes, is hashed only when given
+                    query.id: _short_hash(
+                        [query.id, *(_field(query, f) for f in query_fields if _given(query, f))]
+                    )
                     for query in self.queries.values()
                 },
                 self._documents_hash(document_fields),
@@ -372,7 +375,13 @@ def _field(item: GoldQuery | GoldDocument, name: str) -> object:
     value = getattr(item, name)
     if name == "relevant":
         return sorted(value.items())
+    if name == "key_time_anchors":
+        return [anchor.to_json() for anchor in value]
     return _as_json(value) if isinstance(value, FocusTime) else value
+
+
+def _given(query: GoldQuery, name: str) -> bool:
+    return name != "key_time_anchors" or bool(query.key_time_anchors)
 
 
 def _short_hash(data: object) -> str:

@@ -118,6 +118,75 @@ def temporal_map(
     return compute(SPEC["T-AP"], **locals())
 
 
+# -- TempoEval's focus-time set measures (issue 28) ------------------------------------------------
+
+
+def temporal_year_precision(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    mode: str = "focus_time",
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """T-YearP@k, TempoEval's TemporalYearPrecision: of the years the top k documents are about
+    (the union of their focus times), the share the query is about. A query whose top k have no
+    year is left out and named (``empty="zero"``: scored 0, as TempoEval does)."""
+    return compute(SPEC["T-YearP"], **locals())
+
+
+def temporal_year_recall(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    mode: str = "focus_time",
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """T-YearR@k, TempoEval's TemporalYearRecall: of the years the query is about, the share the
+    top k documents are about (the union of their focus times)."""
+    return compute(SPEC["T-YearR"], **locals())
+
+
+def temporal_diversity(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    mode: str = "focus_time",
+    scope: str = "collection",
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """T-Diversity@k, TempoEval's TemporalDiversity (focus-time forms): distinct years the top k
+    documents are about over the span to cover, at most 1. ``scope="collection"``: the distinct
+    years of the gold set's documents; ``scope="retrieved"``: the top k's own (1 whenever they
+    have a year). Every query counts: its own focus time is not read."""
+    return compute(SPEC["T-Diversity"], **locals())
+
+
+def temporal_anchor_f1(
+    run: RunLike,
+    gold: GoldLike,
+    k: Cutoff = None,
+    mode: str = "focus_time",
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    *,
+    empty: str = "exclude",
+) -> MetricResult:
+    """T-AnchorF1@k, TempoEval's AnchorCoverage: F1 of the years the top k documents are about
+    against the query's required time anchors (its ``key_time_anchors``). Precision: the share of
+    those years inside an anchor; recall: the share of the anchors holding one of them. A query
+    without anchors is left out and named (``empty="zero"``: scored 0, as TempoEval does)."""
+    return compute(SPEC["T-AnchorF1"], **locals())
+
+
 def ndcg(
     run: RunLike,
     gold: GoldLike,
@@ -757,6 +826,10 @@ assert_temporal_precision = _checked(temporal_precision)
 assert_temporal_recall = _checked(temporal_recall)
 assert_temporal_mrr = _checked(temporal_mrr)
 assert_temporal_map = _checked(temporal_map)
+assert_temporal_year_precision = _checked(temporal_year_precision)
+assert_temporal_year_recall = _checked(temporal_year_recall)
+assert_temporal_diversity = _checked(temporal_diversity)
+assert_temporal_anchor_f1 = _checked(temporal_anchor_f1)
 assert_ndcg = _checked(ndcg)
 assert_precision = _checked(precision)
 assert_recall = _checked(recall)

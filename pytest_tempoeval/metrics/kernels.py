@@ -617,3 +617,121 @@ def temporal_coverage(coverage: np.ndarray, k: int) -> np.ndarray:
     (``coverage[q, i]``: the judge's covers_baseline, covers_comparison for rank i + 1); a rank
     past the end, or a document the judge could not read, covers nothing."""
     return coverage[:, :k].any(axis=1).sum(axis=1) / 2
+
+
+# -- TempoEval's focus-time set measures (issue 28) -----------------------------------------------
+# These kernels read years, not relevance. ``year_codes[q, i]`` is the focus time of the document at
+# rank i + 1 as a row of ``year_bits`` (uint64 year bitsets, all on one span); -1 (no focus time,
+# or past the end of the ranking) reads the last row, which has no year. The top k's years are the
+# union of their rows, TempoEval's ⋃ DFT_i over dfts[:k]: a set, so the order of the top k does not
+# matter, and a ranking shorter than k is the set it has (there is nothing to pad). A document
+# without a focus time adds no year. ``query_codes[q]``: the query's focus time, a row of
+# ``year_bits`` (-1: none; such a query is left out before these kernels, as in every focus-time
+# measure). Each returns a ratio, never rounded (TempoEval rounds to 5 decimals).
+
+# What these kernels read besides k (focus_index.YearSets, passed by scoring under these names).
+YEAR_INPUTS = (
+    "year_codes",
+    "query_codes",
+    "year_bits",
+    "anchor_years",
+    "anchor_offsets",
+    "collection_years",
+)
+_UNION_CELLS = 1 << 22  # year words gathered at once when uniting the top k (32 MiB of uint64)
+
+
+def _top_years(year_codes: np.ndarray, year_bits: np.ndarray, k: int) -> np.ndarray:
+    """[nq, words] the years of each query's top k documents, united."""
+    top = year_codes[:, :k]
+    words = year_bits.shape[1]
+    united = np.zeros((top.shape[0], words), dtype=np.uint64)
+    chunk = max(1, _UNION_CELLS // max(1, top.shape[1] * words))
+    for start in range(0, top.shape[0], chunk):
+        rows = year_bits[top[start : start + chunk]]  # [chunk, k, words]
+        united[start : start + chunk] = np.bitwise_or.reduce(rows, axis=1)
+    return united
+
+
+def _year_count(bits: np.ndarray) -> np.ndarray:
+    """How many years each bitset row holds."""
+    return np.bitwise_count(bits).sum(axis=-1, dtype=np.int64)
+
+
+def year_precision(
+    year_codes: np.ndarray, query_codes: np.ndarray, year_bits: np.ndarray, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """T-YearP@k = |⋃ DFT ∩ QFT| / |⋃ DFT| over the top k (TempoEval ``TemporalYearPrecision``):
+    the share of the years the top k are about that the query is about. The mask: queries whose
+    top k have no year at all (0 / 0: TempoEval's 0.0; left out, or 0 with empty="zero")."""
+    top = _top_years(year_codes, year_bits, k)
+    size = _year_count(top)
+    inside = _year_count(top & year_bits[query_codes])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(size > 0, inside / size, np.nan), size == 0
+
+
+def year_recall(
+    year_codes: np.ndarray, query_codes: np.ndarray, year_bits: np.ndarray, k: int
+) -> np.ndarray:
+    """T-YearR@k = |⋃ DFT ∩ QFT| / |QFT| over the top k (TempoEval ``TemporalYearRecall``): the
+    share of the query's years that the top k are about; 0 when the top k have no year."""
+    query = year_bits[query_codes]
+    covered = _year_count(_top_years(year_codes, year_bits, k) & query)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return covered / _year_count(query)  # NaN only for a query without focus time (left out)
+
+
+def year_diversity(
+    year_codes: np.ndarray, year_bits: np.ndarray, collection_years: int, scope: str, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """T-Diversity@k = min(1, |⋃ DFT| / S) over the top k (TempoEval ``TemporalDiversity`` with
+    ``use_focus_time=True``): distinct years the top k are about, over the span S to cover, its
+    ``total_scope``. ``scope="collection"``: S is the distinct years of the gold set's documents
+    (``collection_years``); the cap at 1 is reached only by the years of documents outside the
+    gold set. ``scope="retrieved"``: S is the top k's own years (TempoEval without total_scope),
+    so the value is 1 whenever the top k have a year. The query's focus time is not read. The
+    mask: with ``retrieved``, queries whose top k have no year (0 / 0: TempoEval's 0.0)."""
+    size = _year_count(_top_years(year_codes, year_bits, k))
+    if scope == specs.DIVERSITY_SCOPES[1]:  # retrieved
+        span = size
+    elif collection_years > 0:
+        span = np.full(size.shape, collection_years, dtype=np.int64)
+    else:
+        raise MetricError(
+            "T-Diversity(scope=collection) divides by the distinct years of the gold set's "
+            "documents, and none of them has a focus time: give the documents a focus_time (or a "
+            "text to read one from), or use scope=retrieved"
+        )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(span > 0, np.minimum(size / span, 1.0), np.nan), span == 0
+
+
+def anchor_f1(
+    year_codes: np.ndarray,
+    year_bits: np.ndarray,
+    anchor_years: np.ndarray,
+    anchor_offsets: np.ndarray,
+    k: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """T-AnchorF1@k = 2 P R / (P + R) (TempoEval ``AnchorCoverage``) between the anchors of the top
+    k, their years (each year one anchor, as TempoEval's rule-based reading finds each year once),
+    and the query's required anchors (``anchor_years[anchor_offsets[q]:anchor_offsets[q + 1]]``,
+    its key_time_anchors, each a set of years): P = the top k's years that lie in a required
+    anchor / the top k's years; R = the required anchors that hold one of the top k's years / the
+    required anchors. With single-year anchors, TempoEval's exact string match; a wider anchor
+    (1990s) is covered by any of its years. 0 when the top k have no year, or none in an anchor.
+    The mask: queries without required anchors (TempoEval's 0.0)."""
+    top = _top_years(year_codes, year_bits, k)
+    n_anchors = np.diff(anchor_offsets)
+    owner = np.repeat(np.arange(top.shape[0]), n_anchors)
+    touched = _year_count(anchor_years & top[owner]) > 0
+    covered = np.bincount(owner, weights=touched, minlength=top.shape[0])
+    required = np.zeros_like(top)  # each query's anchors, united
+    np.bitwise_or.at(required, owner, anchor_years)
+    size = _year_count(top)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(size > 0, _year_count(top & required) / size, 0.0)
+        recall = covered / n_anchors
+        f1 = np.where(precision + recall > 0, 2 * (precision * recall) / (precision + recall), 0.0)
+    return np.where(n_anchors > 0, f1, np.nan), n_anchors == 0

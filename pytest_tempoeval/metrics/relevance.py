@@ -60,10 +60,11 @@ NO_RELEVANT_REASON = {
 # which any query's score may read. In focus_time mode the ideal ranking pools every document's
 # focus time, so a document's edit changes every query; in llm mode the judge reads the query's
 # text (and, for verdicts, its temporal focus) and the text of any document it is shown. Baselines
-# compare the queries whose part is unchanged.
+# compare the queries whose part is unchanged. T-AnchorF1 reads a query's key_time_anchors (hashed
+# only for a query that gives them: the other queries' hashes stay those baselines hold).
 GOLD_READS = {
     "gold": (("relevant",), ()),
-    "focus_time": (("focus_time",), ("focus_time",)),
+    "focus_time": (("focus_time", "key_time_anchors"), ("focus_time",)),
     "llm": (("text", "temporal_focus"), ("text",)),
 }
 # T-Coverage's judge also reads each query's two periods (a measure of its own: the other llm-mode

@@ -6,6 +6,9 @@ A call goes: the arguments checked against the spec, the run and gold set normal
 (:func:`inputs`), the :class:`~.relevance.Relevance` of the mode built, the spec's kernel called
 with the arrays its parameters name (:data:`_KERNEL_INPUTS`), the queries it cannot score left
 out, and the result packaged with what its explanations and counts need.
+
+One module on purpose, though longer than most: the steps of one call, in the order it takes
+them; split, a reader would follow one call through several modules.
 """
 
 from __future__ import annotations
@@ -85,10 +88,11 @@ def compute(
     excluded = {} if spec.counts_every_query else dict(relevance.excluded)
     if unscorable is None and spec.needs_relevant:
         unscorable = relevance.n_relevant == 0
+    empty_reason = spec.empty_reason or NO_RELEVANT_REASON[mode]
     for position in np.flatnonzero(unscorable).tolist() if unscorable is not None else ():
-        excluded.setdefault(position, NO_RELEVANT_REASON[mode])
+        excluded.setdefault(position, empty_reason)
     if empty == Empty.ZERO:
-        scores, excluded = _zero_empty(scores, excluded, mode)
+        scores, excluded = _zero_empty(scores, excluded, empty_reason)
     at = values[spec.at.name] if spec.at is not None else None
     cutoff = scoring.k if at is None else float(at)
     measure = str(measure_of(spec.name, cutoff, **spec.measure_params(values)))
@@ -96,11 +100,11 @@ def compute(
 
 
 def _zero_empty(
-    scores: np.ndarray, excluded: dict[int, str], mode: Mode
+    scores: np.ndarray, excluded: dict[int, str], empty_reason: str
 ) -> tuple[np.ndarray, dict[int, str]]:
     """trec_eval's rule: a query with nothing relevant scores 0 (its denominator is 0) and counts.
     Queries left out for another reason (no focus time, no text for the judge) stay out."""
-    empty = [position for position, why in excluded.items() if why == NO_RELEVANT_REASON[mode]]
+    empty = [position for position, why in excluded.items() if why == empty_reason]
     if not empty:  # the scores as the kernel gave them: counts stay integers
         return scores, excluded
     scores = scores.astype(np.float64, copy=True)
@@ -214,6 +218,17 @@ def _relevance(
     return focus_time_relevance(run, gold, depth, threshold, strict, pool=spec.needs_ideal)
 
 
+def _year_input(name: str) -> Callable[[Relevance, Scoring, Graded], object]:
+    """The focus-time set measures' input ``name``: a field of focus_index.YearSets."""
+
+    def year_input(relevance: Relevance, scoring: Scoring, graded: Graded) -> object:
+        from pytest_tempoeval.metrics.focus_index import year_sets  # focus-time measures only
+
+        return getattr(year_sets(scoring.run, scoring.gold, relevance.rows), name)
+
+    return year_input
+
+
 # What a kernel's parameter gets, by its name (metrics/kernels.py: every kernel names its inputs
 # so). ``k``: the ranks scored. ``gains``/``ideal``: the graded relevance through the spec's gain.
 # Any other parameter of a kernel is one of its spec's parameters, passed as the call gave it.
@@ -233,6 +248,8 @@ _KERNEL_INPUTS: dict[str, Callable[[Relevance, Scoring, Graded], object]] = {
     "levels": lambda relevance, scoring, graded: grade_levels(scoring.gold),
     # T-Coverage: [nq, depth, 2] the document covers the baseline / the comparison period
     "coverage": lambda relevance, scoring, graded: relevance.coverage,
+    # The focus-time set measures' (T-YearP, ...): the years of each rank, query and anchor.
+    **{name: _year_input(name) for name in kernels.YEAR_INPUTS},
 }
 
 

@@ -187,6 +187,9 @@ class MeasureSpec:
     binary: bool = True  # relevant or not (explanations show 1/0; llm mode asks for a verdict)
     needs_relevant: bool = False  # a query with nothing relevant is left out of the mean
     counts_every_query: bool = False  # no query is left out, not even one with nothing relevant
+    # Why a query the kernel cannot score (its denominator is 0) is left out, when not the mode's
+    # "nothing relevant" (T-YearP: no year in its top k); empty="zero" scores such a query 0.
+    empty_reason: str | None = None
     aggregate: Aggregate = Aggregate.MEAN  # how the per-query values become one
     # False: the measure reads the whole ranking and takes no cutoff: no @k in a name, and the
     # function's k must be None or "all" (Rprec, Bpref, the counts, the set measures).
@@ -924,6 +927,67 @@ SPECS += (
         modes=(Mode.LLM,),
         binary=False,
         cross_period=True,
+    ),
+)
+
+# -- TempoEval's focus-time set measures (issue 28) ----------------------------------------------
+# TempoEval 0.1.0's TemporalYearPrecision, TemporalYearRecall, TemporalDiversity (focus-time forms)
+# and AnchorCoverage, on the years of the top k's focus times (kernels.year_precision, ...).
+
+NO_YEAR_IN_TOP = "no year in its top k (no document there has a focus time)"
+NO_TIME_ANCHORS = "no required time anchors (key_time_anchors)"
+DIVERSITY_SCOPES = ("collection", "retrieved")
+SCOPE = Param(
+    name="scope",
+    type=str,
+    default="collection",
+    choices=DIVERSITY_SCOPES,
+    description="T-Diversity's span of years to cover (TempoEval's total_scope): collection (the "
+    "distinct years of the gold set's documents), or retrieved (the top k's own years: 1 "
+    "whenever they have one, TempoEval without total_scope)",
+)
+
+SPECS += (
+    MeasureSpec(
+        name="T-YearP",
+        function="temporal_year_precision",
+        kernel="year_precision",
+        summary="share of the years the top k are about (the union of their focus times) that "
+        "the query is about too",
+        modes=(Mode.FOCUS_TIME,),
+        aliases=("T-YearPrecision",),
+        empty_reason=NO_YEAR_IN_TOP,
+    ),
+    MeasureSpec(
+        name="T-YearR",
+        function="temporal_year_recall",
+        kernel="year_recall",
+        summary="share of the query's years that the top k are about (the union of their focus "
+        "times)",
+        modes=(Mode.FOCUS_TIME,),
+        aliases=("T-YearRecall",),
+    ),
+    MeasureSpec(
+        name="T-Diversity",
+        function="temporal_diversity",
+        kernel="year_diversity",
+        summary="distinct years the top k are about over the span of years to cover (scope), at "
+        "most 1",
+        modes=(Mode.FOCUS_TIME,),
+        parameters=(SCOPE,),
+        counts_every_query=True,  # it reads no query focus time
+        empty_reason=NO_YEAR_IN_TOP,
+    ),
+    MeasureSpec(
+        name="T-AnchorF1",
+        function="temporal_anchor_f1",
+        kernel="anchor_f1",
+        summary="F1 of the top k's years against the query's required time anchors: P = their "
+        "years inside an anchor, R = the anchors they touch",
+        modes=(Mode.FOCUS_TIME,),
+        aliases=("T-AnchorCoverage",),
+        counts_every_query=True,  # it reads the anchors, not the query's focus time
+        empty_reason=NO_TIME_ANCHORS,
     ),
 )
 SPEC = {spec.name: spec for spec in SPECS}
