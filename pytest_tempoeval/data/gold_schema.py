@@ -67,6 +67,7 @@ class GoldQuery:
     relevant: Mapping[str, int] = field(default_factory=dict)
     line: int | None = None  # where the query starts in its file
     id_line: int | None = None  # where its id is written, when that is another line
+    focus_time_given: bool = False  # written in the gold set (not read from its text)
 
 
 @dataclass(frozen=True)
@@ -331,7 +332,8 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
     relevant_line = item.key_lines.get("relevant") or line
     relevant, lines = _relevant(item.get("relevant"), relevant_line, path, owner)
     focus_time = _focus_time(item, text, path, line, owner)
-    return GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line), lines
+    given = item.get("focus_time") is not None
+    return GoldQuery(query_id, text, focus_time, focus, relevant, line, id_line, given), lines
 
 
 def _relevant(
