@@ -868,3 +868,30 @@ def test_no_four_digit_number_outside_text_bounds_is_a_year(number: int) -> None
 def test_from_text_never_fails_and_stays_in_bounds(text: str) -> None:
     ft = FocusTime.from_text(text, reference_year=2024)
     assert all(MIN_YEAR <= year <= MAX_YEAR for year in ft)
+
+
+FRAGMENTS = [
+    *(text for text, _ in ISSUE_28_EXAMPLES + READ_SINCE_ISSUE_28 + RELATIVE_SINCE_ISSUE_28),
+    *(text for text, _ in TEXT_FORMS + NOT_YEARS),
+    "the",
+    "and",
+    "'",
+    "-",
+    "s",
+    "2020",
+    "98",
+    "top",
+]
+
+
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=6).map(" ".join)
+    | st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("".join),
+    st.none() | st.integers(MIN_YEAR, MAX_YEAR),
+)
+def test_text_readings_add_up_to_from_text(text: str, reference_year: int | None) -> None:
+    readings = text_readings(text, reference_year)
+    union = frozenset().union(*(reading.years for reading in readings))
+    assert FocusTime.from_text(text, reference_year).years == union
+    assert all(text[r.start : r.start + len(r.text)] == r.text for r in readings)
+    assert [r.start for r in readings] == sorted(r.start for r in readings)
