@@ -365,7 +365,9 @@ def _parse_string(text: str) -> set[int]:
 # ("2020.5", "2020,000"), not a percentage, not a year BC (there is no year 0 or below here).
 _END = r"(?![\w%]|[.,]\d|\s*(?:bce?|b\.c\.(?:e\.)?)(?!\w))"
 # One number, possibly with decimals, thousands separators or a dash range: "2,020", "1.5", "10-12".
-_NUMBER = rf"\d+(?:[.,]\d+|\s*{_DASH}\s*\d+)*"
+# At most 20 parts: each position of a chain of thousands ("1990-1990-...") would otherwise read
+# to its end, and the scan would take the square of its length.
+_NUMBER = rf"\d+(?:[.,]\d+|\s*{_DASH}\s*\d+){{0,20}}"
 # Units after which a number is a quantity. Case-sensitive: "2020 Ms Smith" is not milliseconds.
 _UNIT = r"\s?(?:%|(?-i:km|m|kg|g|mph|kb|mb|gb|KB|MB|GB|ms|hz|Hz|kHz|MHz|GHz|px)\b)"
 # Words after which a 4-digit number is a quantity, never a year: "2000 years", "1500 meters".
@@ -444,8 +446,8 @@ _SCAN_PATTERN = (
     (?= [\d$€£¥\#§'‘’] | \b[bdeflnprsty] )
     (?:
     # -- forms that start with a number or a word
-      (?P<ago>\b(?P<ago_count>{_COUNT})\s+(?P<ago_unit>years?|decades?)\s+ago\b)
-    | (?P<century>\b(?P<first_century>{_ORDINAL_TEXT})
+      (?P<ago>\b(?=[\defnost])(?P<ago_count>{_COUNT})\s+(?P<ago_unit>years?|decades?)\s+ago\b)
+    | (?P<century>\b(?=[\defnst])(?P<first_century>{_ORDINAL_TEXT})
           (?:\s*(?P<joint>{_DASH}|\bto\b|\bthrough\b|\band\b|\bor\b|&)\s*
           (?P<last_century>{_ORDINAL_TEXT}))?[\s-]+centur(?:y|ies)\b{_END})
     # -- forms that start with a word
@@ -453,7 +455,8 @@ _SCAN_PATTERN = (
       (?P<past_n>(?:last|past)\s+(?P<count>\d+|{_COUNT_WORD})\s+years?\b)
     | (?P<next_n>next\s+(?P<next_count>\d+|{_COUNT_WORD})\s+years?\b)
     | (?P<past_decade>(?:last|past)\s+decade\b)
-    | (?P<one_ago>(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bone\s))(?P<one_unit>year|decade)\s+ago\b)
+    | (?P<one_ago>(?=[yd])(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bone\s))
+          (?P<one_unit>year|decade)\s+ago\b)
     | (?P<before_last>year\s+before\s+last\b)
     | (?P<relative>(?P<which>this|last|previous|next)\s+year\b)
     | (?P<since>since\s+(?P<since_year>\d{{4}}){_END}(?!\s*{_DASH}\s*\d))
@@ -489,7 +492,8 @@ _SCAN_PATTERN = (
     | (?P<half>(?P<half_year>\d{{4}})(?-i:[QH])[1-4](?![\w%]))
     | (?P<slash_range>(?P<slash_start>\d{{4}})/(?P<slash_end>\d{{4}}|\d{{2}})(?!/\d){_END})
     | (?P<dash_range>(?P<dash_start>\d{{4}})\s*{_DASH}\s*(?P<dash_end>\d{{4}}|\d{{2}}){_END})
-    | (?P<possessive>{_NOT_AFTER_DECADE_WORD}(?P<possessive_year>\d{{3}}0){_APOSTROPHE}s
+    | (?P<possessive>(?=\d{{3}}0{_APOSTROPHE}s){_NOT_AFTER_DECADE_WORD}
+          (?P<possessive_year>\d{{3}}0){_APOSTROPHE}s
           (?=\s+(?!(?:and|or|to|through|thru|until|till|vs|versus)\b)[^\W\d_]))
     | (?P<decade>(?P<decade_start>\d{{3}}0){_APOSTROPHE}?s\b)
     | (?P<event_year>(?:{_EVENT_BEFORE})(?P<event_digits>\d{{2}})(?![\w'‘’%]|[.,]\d))

@@ -164,7 +164,7 @@ def _reading_doubts(text: str, reading: TextReading) -> list[Doubt]:
 
 
 def _quantity_doubt(text: str, reading: TextReading) -> list[Doubt]:
-    before = text[: reading.start]
+    before = text[max(0, reading.start - 40) : reading.start]  # the words just before
     after = _PLURAL_AFTER.match(text, reading.start + len(reading.text))
     counted = _COUNT_BEFORE.search(before)
     if counted is None and (after is None or _YEAR_BEFORE.search(before)):

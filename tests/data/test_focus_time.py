@@ -788,6 +788,26 @@ def test_relative_forms_of_issue_28_without_reference_year(text: str, expected: 
     assert FocusTime.from_text(text).years == frozenset(expected)
 
 
+@pytest.mark.parametrize(("word", "n"), list(focus_time_module._COUNT_WORDS.items()))
+def test_every_count_word_is_read(word: str, n: int) -> None:
+    plural = "s" if n > 1 else ""  # "one year ago", "two years ago"
+    assert FocusTime.from_text(f"{word} year{plural} ago", reference_year=2024) == {2024 - n}
+    assert FocusTime.from_text(f"{word.upper()} DECADE{plural} AGO", reference_year=2024) == {
+        2024 - 10 * n
+    }
+    assert FocusTime.from_text(f"the next {word} year{plural}", reference_year=2024) == span(
+        2025, 2024 + n
+    )
+
+
+@pytest.mark.parametrize(("word", "n"), list(focus_time_module._ORDINAL_WORDS.items()))
+def test_every_ordinal_word_is_read(word: str, n: int) -> None:
+    assert FocusTime.from_text(f"the {word} century") == span(100 * n - 99, 100 * n)
+    assert FocusTime.from_text(f"{word.title()} and 23rd centuries") == span(
+        100 * n - 99, 100 * n
+    ) | span(2201, 2300)
+
+
 def test_relative_forms_stay_in_bounds() -> None:
     assert FocusTime.from_text("the next 5 years", reference_year=MAX_YEAR - 2) == set()
     assert FocusTime.from_text("3 decades ago", reference_year=20) == set()
