@@ -433,7 +433,6 @@ _COUNT_WORD = _by_first_letter(_COUNT_WORDS)
 _COUNT = rf"\d{{1,3}}|{_COUNT_WORD}"
 # "19th", "nineteenth", "twenty-first": a century's number. Any of st/nd/rd/th after a number.
 _ORDINAL_TEXT = rf"\d{{1,2}}(?:st|nd|rd|th)|{_by_first_letter(_ORDINAL_WORDS)}"
-_FOUR_DIGIT_DECADE = rf"\d{{3}}0{_APOSTROPHE}?s"
 
 # Compiled at first use (1.5 ms): only from_text needs it, and importing the package is on every
 # process's start-up path.
