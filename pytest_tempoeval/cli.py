@@ -273,7 +273,15 @@ def _compare_arguments(compare: argparse.ArgumentParser) -> None:
 
 def _check_arguments(check: argparse.ArgumentParser) -> None:
     check.add_argument("gold", metavar="GOLD", nargs="+")
-    check.add_argument("--strict", action="store_true", help="warnings fail too")
+    check.add_argument(
+        "--strict", action="store_true", help="warnings fail too (and, with --years, doubts)"
+    )
+    check.add_argument(
+        "--years",
+        action="store_true",
+        help="also print each query's focus time (read from its text, or given) and flag the "
+        "readings to check",
+    )
     check.add_argument("--split", default="test", help="BEIR folders: the qrels split")
     check.set_defaults(command=_check)
 
@@ -305,8 +313,9 @@ _COMMANDS = {
         _Command(
             "check",
             "validate gold sets (a pre-commit lint)",
-            "Load each GOLD and report its errors and warnings with file and line. Exits 1 when "
-            "one has an error (with --strict, a warning too).",
+            "Load each GOLD and report its errors and warnings with file and line. With --years, "
+            "also each query's focus time and the readings of years to check. Exits 1 when one "
+            "has an error (with --strict, a warning or a doubtful reading too).",
             _check_arguments,
         ),
         _Command(
@@ -553,7 +562,52 @@ def _check(args: argparse.Namespace, out: TextIO) -> int:
             f"{path}: ok ({len(gold.query_ids)} queries, {judgments} judgments, "
             f"{len(gold.documents)} documents{f', {len(found)} warnings' if found else ''})\n"
         )
+        if args.years:
+            failed |= _check_years(gold, path, out) > 0 and args.strict
     return EXIT_REGRESSED if failed else EXIT_OK
+
+
+SHOWN_TEXT = 80  # characters of a query's text in `check --years`
+
+
+def _check_years(gold: Any, path: str, out: TextIO) -> int:
+    """Each query's focus time, where it comes from, and the doubts about a reading of its text
+    (``data/year_doubts.py``); the number of queries with a doubt."""
+    from pytest_tempoeval.data.focus_time import FocusTime
+    from pytest_tempoeval.data.year_doubts import year_doubts
+    from pytest_tempoeval.errors import located
+
+    read = given = unknown = doubtful = 0
+    for query in gold:
+        where = located(path, query.line, f"query {query.id!r}")
+        text = query.text
+        from_text = None if text is None else FocusTime.from_text(text)
+        if query.focus_time is None and text is None:  # a qrels file's: nothing to show
+            unknown += 1
+            continue
+        if text is None or query.focus_time_given or query.focus_time not in (None, from_text):
+            given += 1
+            differs = (
+                ""
+                if from_text in (None, query.focus_time)
+                else f"; its text reads {from_text or 'no year'}"
+            )
+            out.write(f"{where}: {query.focus_time or 'no year'} (given{differs})\n")
+            continue
+        read += 1
+        shown = " ".join(text.split())
+        if len(shown) > SHOWN_TEXT:
+            shown = f"{shown[: SHOWN_TEXT - 3]}..."
+        out.write(f'{where}: {from_text or "no year"} (read from "{shown}")\n')
+        doubts = year_doubts(text)
+        out.writelines(f"doubtful ({d.kind}): {where}: {d.message}\n" for d in doubts)
+        doubtful += bool(doubts)
+    neither = f", {unknown} with no text and no focus_time (not shown)" if unknown else ""
+    out.write(
+        f"{path}: years of {read + given + unknown} queries: {read} read from their text, "
+        f"{given} given{neither}; {doubtful} doubtful\n"
+    )
+    return doubtful
 
 
 def _load_gold_warning(path: str, split: str) -> Any:

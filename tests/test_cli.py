@@ -442,6 +442,104 @@ def test_check_validates_gold_sets_like_a_linter(
     assert code == 0
 
 
+YEARS_GOLD = """version: 1
+queries:
+  - id: possessive
+    text: "Who won 2020's election?"
+  - id: counted
+    text: "top 1000 companies in 2010"
+  - id: relative
+    text: "Who won last year's election?"
+  - id: given
+    text: "Grunge in the 1990s"
+    focus_time: "1990-1999"
+  - id: none
+    text: "best pizza in town"
+  - id: settled
+    text: "Who won 2020's election?"
+    focus_time: 2020
+  - id: no-text
+    focus_time: 2001
+  - id: differs
+    text: "Elections in 2016 and 2020"
+    focus_time: 2020
+"""
+
+
+def test_check_years_prints_each_querys_years_and_flags_doubtful_readings(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    gold = tmp_path / "gold.yaml"
+    gold.write_text(YEARS_GOLD)
+    code, out, err = run_main(capsys, "check", str(gold), "--years")
+    assert code == 0 and err == ""  # doubts are warnings
+    assert out.splitlines() == [
+        f"{gold}: ok (8 queries, 0 judgments, 0 documents)",
+        f"{gold}:3: query 'possessive': 2020 (read from \"Who won 2020's election?\")",
+        (
+            f"doubtful (possessive): {gold}:3: query 'possessive': \"2020's\" is read as the year "
+            '2020 (a possessive); if the decade 2020-2029 is meant, write "2020s" or give the '
+            "query a focus_time"
+        ),
+        f"{gold}:5: query 'counted': 2010 (read from \"top 1000 companies in 2010\")",
+        f"{gold}:7: query 'relative': no year (read from \"Who won last year's election?\")",
+        (
+            f"doubtful (relative): {gold}:7: query 'relative': \"last year\" is relative to a "
+            "date a gold set does not give: it adds no year: give the query a focus_time"
+        ),
+        f"{gold}:9: query 'given': 1990-1999 (given)",
+        f"{gold}:12: query 'none': no year (read from \"best pizza in town\")",
+        f"{gold}:14: query 'settled': 2020 (given)",  # given: its text's doubt is settled
+        f"{gold}:17: query 'no-text': 2001 (given)",
+        f"{gold}:19: query 'differs': 2020 (given; its text reads 2016, 2020)",
+        f"{gold}: years of 8 queries: 4 read from their text, 4 given; 2 doubtful",
+    ]
+    code, strict, _ = run_main(capsys, "check", str(gold), "--years", "--strict")
+    assert code == 1 and strict == out  # a doubt fails under --strict, as a warning does
+    code, _, _ = run_main(capsys, "check", str(gold), "--strict")
+    assert code == 0  # without --years, check is what it was
+    settled = tmp_path / "settled.yaml"
+    settled.write_text(
+        YEARS_GOLD.replace("Who won 2020's", "Who won the 2020").replace("last year's", "the 2023")
+    )
+    code, out, _ = run_main(capsys, "check", str(settled), str(gold), "--years", "--strict")
+    assert code == 1 and out.count("doubtful (") == 2  # the second file fails alone
+    code, out, _ = run_main(capsys, "check", str(settled), "--years", "--strict")
+    assert code == 0 and out.endswith("4 read from their text, 4 given; 0 doubtful\n")
+
+
+def test_check_years_prints_what_the_docs_show(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = (Path(__file__).parent.parent / "docs" / "focus-time.md").read_text(encoding="utf-8")
+    section = text[text.index("## Checking the years") :]
+    gold = section[section.index("```yaml\n") + 8 : section.index("```\n\n```\n$ ")]
+    shown = section[section.index("```\n$ ") + 4 :]
+    shown = shown[: shown.index("```")].splitlines()
+    assert shown[0] == "$ tempoeval check gold.yaml --years"
+    (tmp_path / "gold.yaml").write_text(gold)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_main(capsys, "check", "gold.yaml", "--years")
+    assert code == 0 and out.splitlines() == shown[1:]
+
+
+def test_check_years_of_a_gold_set_without_texts_and_of_a_broken_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run_main(capsys, "check", QRELS, "--years")
+    assert code == 0
+    assert out.splitlines()[1:] == [
+        (
+            f"{QRELS}: years of 3 queries: 0 read from their text, 0 given, 3 with no text and no "
+            "focus_time (not shown); 0 doubtful"
+        )
+    ]
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("version: 1\nqueries:\n  - id: q1\n    text: last year\n    relevnt: {}\n")
+    code, out, _ = run_main(capsys, "check", str(broken), "--years")
+    assert code == 1 and "years of" not in out and "did you mean 'relevant'" in out
+
+
 # -- bad input -------------------------------------------------------------------------------------
 
 
@@ -672,6 +770,7 @@ def test_compare_decides_with_the_gates_one_verdict(
         ["compare", "a.trec", "b.trec", "c.trec", "gold.yaml", "--max-drop", "0.1"],
         ["compare", "a.trec", "b.trec", "gold.yaml", "--alpha", "0.01", "--format", "latex"],
         ["check", "a.yaml", "b.yaml", "--strict"],
+        ["check", "a.yaml", "--years", "--strict"],
         ["trec_eval", "-q", "-m", "all_trec", "-c", "qrels", "results"],
         ["trec_eval", "-h"],
     ],

@@ -17,7 +17,7 @@ import functools
 import numbers
 import re
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_tempoeval.errors import FocusTimeError
 
@@ -365,41 +365,164 @@ def _parse_string(text: str) -> set[int]:
 # ("2020.5", "2020,000"), not a percentage, not a year BC (there is no year 0 or below here).
 _END = r"(?![\w%]|[.,]\d|\s*(?:bce?|b\.c\.(?:e\.)?)(?!\w))"
 # One number, possibly with decimals, thousands separators or a dash range: "2,020", "1.5", "10-12".
-_NUMBER = rf"\d+(?:[.,]\d+|\s*{_DASH}\s*\d+)*"
+# At most 20 parts: each position of a chain of thousands ("1990-1990-...") would otherwise read
+# to its end, and the scan would take the square of its length.
+_NUMBER = rf"\d+(?:[.,]\d+|\s*{_DASH}\s*\d+){{0,20}}"
 # Units after which a number is a quantity. Case-sensitive: "2020 Ms Smith" is not milliseconds.
 _UNIT = r"\s?(?:%|(?-i:km|m|kg|g|mph|kb|mb|gb|KB|MB|GB|ms|hz|Hz|kHz|MHz|GHz|px)\b)"
+# Words after which a 4-digit number is a quantity, never a year: "2000 years", "1500 meters".
+# (Not "dollars": "in 2015 dollars" is a year. Not "votes": see docs/focus-time.md.)
+_MEASURE_WORD = (
+    r"years|months|weeks|days|hours|minutes|seconds|decades|centuries|meters|metres|kilometers"
+    r"|kilometres|miles|feet|pounds|tons|tonnes|words|pages|calories|steps"
+)
+# Hyphened after a 4-digit number, a measure too: "a 2000-year-old tree", "a 1200-page novel".
+_MEASURE_COMPOUND = (
+    r"years?|months?|weeks?|days?|hours?|page|word|mile|meter|metre|foot|seat|acre|ton|pound"
+    r"|point|piece|member|strong|man|room|bed|student"
+)
 # Words after which a number is an identifier. "No" is case-sensitive ("there was no 2020 event").
-_MARKER = r"[$€£¥\#]|\b(?:pages?|pp?\.|no\.|(?-i:No)|number|room|flight|route)"
+_MARKER = r"(?:pages?|pp?\.|no\.|(?-i:No)|number|room|flight|route|form|rfc|sections?)"
+# Markers whose first letter the scan's lookahead does not list (a, c, i, m): matched at the number
+# with one fixed-width lookbehind each (a single space between), which costs nothing elsewhere.
+_MARKER_BEFORE = "|".join(rf"(?<={word}\s)" for word in ("code", "iso", "chapter", "article"))
+# Counting words: the number after them counts ("more than 1500 employees"), whatever it is.
+_COUNTED_BEFORE = "|".join(
+    rf"(?<={words}\s)"
+    for words in (
+        r"more\sthan",
+        r"fewer\sthan",
+        r"less\sthan",
+        r"at\sleast",
+        r"at\smost",
+        "nearly",
+        "almost",
+    )
+)
+# Ranked lists: "top 1000 companies" counts, "top 2020 movies" are the year's. A round hundred
+# after "top" or "bottom" is the list's size.
+_RANKED_BEFORE = r"(?<=top\s)|(?<=bottom\s)"
+# Events named with a 2-digit year: "World Cup 98", "Euro 96" ("Euro" capitalised: "euro 50" is
+# money), "Expo 67", "Olympics 84", "class of 98". Each is one fixed-width lookbehind.
+_EVENT_BEFORE = "|".join(
+    rf"(?<={words}\s)"
+    for words in (r"world\scup", "(?-i:Euro)", "olympics", r"olympic\sgames", "expo", r"class\sof")
+)
+# "the 1990's" is the decade; "2020's election" the year 2020 (a possessive). Only a 4-digit
+# number ending in 0 can be either: with "the", "early", "mid" or "late" just before it, or with
+# no word after it, it is the decade.
+_NOT_AFTER_DECADE_WORD = "".join(
+    f"(?<!{word})" for word in (r"the\s", r"early\s", r"mid\s", "mid-", r"late\s", "late-")
+)
+_DECADE_WORDS = {
+    "thirties": 1930, "forties": 1940, "fifties": 1950, "sixties": 1960,
+    "seventies": 1970, "eighties": 1980, "nineties": 1990,
+}  # fmt: skip
+
+
+def _by_first_letter(words: Iterable[str]) -> str:
+    """An alternation of words grouped by their first letter, ``f(?:irst|ifth)|s(?:econd)``: a
+    word start that no word begins with fails at one letter per group, not at every word."""
+    groups: dict[str, list[str]] = {}
+    for word in sorted(words, key=len, reverse=True):
+        groups.setdefault(word[0], []).append(word[1:].replace("-", r"[\s-]"))
+    return "|".join(f"{letter}(?:{'|'.join(rests)})" for letter, rests in groups.items())
+
+
+_COUNT_WORD = _by_first_letter(_COUNT_WORDS)
+_COUNT = rf"\d{{1,3}}|{_COUNT_WORD}"
+# "19th", "nineteenth", "twenty-first": a century's number. Any of st/nd/rd/th after a number.
+_ORDINAL_TEXT = rf"\d{{1,2}}(?:st|nd|rd|th)|{_by_first_letter(_ORDINAL_WORDS)}"
 
 # Compiled at first use (1.5 ms): only from_text needs it, and importing the package is on every
 # process's start-up path.
 _SCAN_PATTERN = (
-    # Speed: the lookahead rejects in one step the many positions where no form can start (inside
-    # words, spaces, most word starts); it must list the first character of every alternative.
+    # Speed: the alternatives are grouped by what they start with (a word, a digit, a symbol), and
+    # each group is tried only where its first character is: at the many positions where no form
+    # can start (inside words, spaces, most word starts) one lookahead fails. Within a group, the
+    # first alternative that matches wins, as across the groups (no two start at one position).
     rf"""
-    (?= [\d$€£¥\#'‘’] | \b[bdeflnprst] )
+    (?= [\d$€£¥\#§'‘’] | \b[bdeflnprsty] )
     (?:
-      (?P<past_n>\b(?:last|past)\s+(?P<count>\d+|{"|".join(_COUNT_WORDS)})\s+years?\b)
-    | (?P<relative>\b(?P<which>this|last|previous|next)\s+year\b)
-    | (?P<century>\b{_CENTURY}\b{_END})
-    | (?P<fiscal>\bFY\s?(?P<fiscal_year>\d{{4}}|\d{{2}}){_END})
-    | (?P<identifier>(?:{_MARKER})\s*{_NUMBER})
-    | (?P<dotted_date>\b\d{{1,2}}\.\d{{1,2}}\.(?P<dotted_year>\d{{4}}){_END})
-    | (?P<separated_number>\b\d+(?:[.,]\d+)+)
-    | (?P<quantity>\b{_NUMBER}{_UNIT})
-    | (?P<word_range>\b(?:from|between)\s+(?P<word_start>\d{{4}})
+    # -- forms that start with a number or a word
+      (?P<ago>\b(?=[\defnost])(?P<ago_count>{_COUNT})\s+(?P<ago_unit>years?|decades?)\s+ago\b)
+    | (?P<century>\b(?=[\defnst])(?P<first_century>{_ORDINAL_TEXT})
+          (?:\s*(?P<joint>{_DASH}|\bto\b|\bthrough\b|\band\b|\bor\b|&)\s*
+          (?P<last_century>{_ORDINAL_TEXT}))?[\s-]+centur(?:y|ies)\b{_END})
+    # -- forms that start with a word
+    | \b(?=[bdeflnprsty]) (?:
+      (?P<past_n>(?:last|past)\s+(?P<count>\d+|{_COUNT_WORD})\s+years?\b)
+    | (?P<next_n>next\s+(?P<next_count>\d+|{_COUNT_WORD})\s+years?\b)
+    | (?P<past_decade>(?:last|past)\s+decade\b)
+    | (?P<one_ago>(?=[yd])(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bone\s))
+          (?P<one_unit>year|decade)\s+ago\b)
+    | (?P<before_last>year\s+before\s+last\b)
+    | (?P<relative>(?P<which>this|last|previous|next)\s+year\b)
+    | (?P<since>since\s+(?P<since_year>\d{{4}}){_END}(?!\s*{_DASH}\s*\d))
+    | (?P<fiscal>FY\s?{_APOSTROPHE}?(?P<fiscal_year>\d{{4}}|\d{{2}})(?-i:[EA])?
+          (?:\s*(?:{_DASH}|/)\s*(?:FY\s?)?(?P<fiscal_end>\d{{4}}|\d{{2}}))?{_END})
+    | (?P<identifier>{_MARKER}\s*{_NUMBER})
+    | (?P<word_range>(?:from|between)\s+(?P<word_start>\d{{4}})
           (?:\s+(?:to|until|till|through|thru|and)\s+|\s*{_DASH}\s*)
           (?P<word_end>\d{{4}}|\d{{2}}){_END})
-    | (?P<to_range>\b(?P<to_start>\d{{4}})
+    | (?P<between_decades>between\s+(?:the\s+)?(?P<between_first>\d{{3}}0){_APOSTROPHE}?s
+          \s+and\s+(?:the\s+)?(?P<between_last>\d{{3}}0){_APOSTROPHE}?s\b)
+    | (?P<the_decade>the\s+{_APOSTROPHE}?(?P<the_tens>\d0){_APOSTROPHE}?s\b)
+    | (?P<word_decade>the\s+(?:(?:early|late)\s+|mid[\s-]?)?
+          (?P<decade_word>{"|".join(_DECADE_WORDS)})\b)
+    )
+    # -- forms that start with a digit
+    | \b(?=\d) (?:
+      (?P<named_number>(?:{_MARKER_BEFORE}){_NUMBER})
+    | (?P<counted>(?:{_COUNTED_BEFORE}){_NUMBER}(?!\d|[.,]\d|{_APOSTROPHE}?s\b)
+          |(?:{_RANKED_BEFORE})\d*00(?![\w%]|{_APOSTROPHE}s\b|[.,]\d))
+    | (?P<dotted_date>\d{{1,2}}\.\d{{1,2}}\.(?P<dotted_year>\d{{4}}){_END})
+    | (?P<separated_number>\d+(?:[.,]\d+)+)
+    | (?P<quantity>{_NUMBER}{_UNIT})
+    | (?P<measure>\d{{4}}(?:\s+(?:{_MEASURE_WORD})|-(?:{_MEASURE_COMPOUND}))\b)
+    | (?P<thousands>(?<!the\s)\d{{1,2}}000s\s+of\b)
+    | (?P<to_range>(?P<to_start>\d{{4}})
           \s+(?:to|until|till|through|thru)\s+
           (?P<to_end>\d{{4}}){_END})
-    | (?P<iso_date>\b(?P<iso_year>\d{{4}})-\d{{2}}-\d{{2}}(?!\d))
-    | (?P<dash_range>\b(?P<dash_start>\d{{4}})\s*{_DASH}\s*(?P<dash_end>\d{{4}}|\d{{2}}){_END})
-    | (?P<decade>\b(?P<decade_start>\d{{3}}0){_APOSTROPHE}?s\b)
-    | (?P<short_decade>(?:\bthe\s+{_APOSTROPHE}?|{_APOSTROPHE})(?P<tens>\d0){_APOSTROPHE}?s\b)
-    | (?P<year>\b\d{{4}}{_END})
+    | (?P<decade_range>(?P<first_decade>\d{{3}}0){_APOSTROPHE}?s
+          (?:\s*{_DASH}\s*|\s+(?:to|until|till|through|thru)\s+(?:the\s+)?)
+          (?P<last_decade>\d{{3}}0){_APOSTROPHE}?s\b)
+    | (?P<iso_date>(?P<iso_year>\d{{4}})-\d{{2}}-\d{{2}}(?!\d))
+    | (?P<half>(?P<half_year>\d{{4}})(?-i:[QH])[1-4](?![\w%]))
+    | (?P<slash_range>(?P<slash_start>\d{{4}})/(?P<slash_end>\d{{4}}|\d{{2}})(?!/\d){_END})
+    | (?P<dash_range>(?P<dash_start>\d{{4}})\s*{_DASH}\s*(?P<dash_end>\d{{4}}|\d{{2}}){_END})
+    | (?P<possessive>(?=\d{{3}}0{_APOSTROPHE}s){_NOT_AFTER_DECADE_WORD}
+          (?P<possessive_year>\d{{3}}0){_APOSTROPHE}s
+          (?=\s+(?!(?:and|or|to|through|thru|until|till|vs|versus)\b)[^\W\d_]))
+    | (?P<decade>(?P<decade_start>\d{{3}}0){_APOSTROPHE}?s\b)
+    | (?P<event_year>(?:{_EVENT_BEFORE})(?P<event_digits>\d{{2}})(?![\w'‘’%]|[.,]\d))
+    | (?P<year>\d{{4}}{_END})
+    )
+    # -- forms that start with a symbol
+    | (?P<marked_number>[$€£¥\#§]\s*{_NUMBER})
+    | (?P<short_decade>{_APOSTROPHE}(?P<tens>\d0){_APOSTROPHE}?s\b)
+    | (?P<short_year>(?<![\w'‘’]){_APOSTROPHE}(?P<short_start>\d{{2}})
+          (?:\s*{_DASH}\s*{_APOSTROPHE}?(?P<short_end>\d{{2}}))?(?![\w'‘’%]|[.,]\d))
     )
     """
+)
+
+# The alternatives that read no year: consumed so that no digit of them is read as one.
+_NOT_YEARS = frozenset(
+    (
+        "identifier",
+        "named_number",
+        "marked_number",
+        "counted",
+        "separated_number",
+        "quantity",
+        "measure",
+        "thousands",
+    )
+)
+# The alternatives resolved against reference_year; without one they read nothing.
+RELATIVE_KINDS = frozenset(
+    ("past_n", "next_n", "past_decade", "ago", "one_ago", "before_last", "relative", "since")
 )
 
 
@@ -414,6 +537,12 @@ def _text_year(digits: str) -> list[int]:
     return [year] if len(digits) == 4 and TEXT_YEAR_MIN <= year <= TEXT_YEAR_MAX else []
 
 
+def _two_digit_year(digits: str) -> int:
+    """'08 is 2008, '69 is 1969: the fixed pivot of the short decades, never today's date."""
+    number = int(digits)
+    return (2000 if number < _SHORT_DECADE_PIVOT else 1900) + number
+
+
 def _text_range(start_text: str, end_text: str) -> Iterable[int]:
     span = _read_range(start_text, end_text)
     if span is not None and _span(*span, TEXT_YEAR_MIN, TEXT_YEAR_MAX):
@@ -422,43 +551,152 @@ def _text_range(start_text: str, end_text: str) -> Iterable[int]:
     return _text_year(start_text) + _text_year(end_text)
 
 
+def _decade_or_hundreds(digits: str) -> range:
+    """The years of "1990s": its decade. A round hundred other than 2000 names its hundred years:
+    "the 1800s" is 1800-1899 (no one means 1800-1809 by it); "the 2000s" is the decade 2000-2009,
+    its usual sense."""
+    if not _text_year(digits):
+        return range(0)
+    start = int(digits)
+    return range(start, start + (100 if start % 100 == 0 and start != 2000 else 10))
+
+
+def _count(text: str) -> int:
+    return int(text) if text.isdigit() else _COUNT_WORDS[text.lower()]
+
+
+def _ordinal(text: str) -> int:
+    """19 for "19th" or "nineteenth"."""
+    if text[0].isdigit():
+        return int(text[:-2])
+    return _ORDINAL_WORDS[re.sub(r"[\s-]+", "-", text.lower())]
+
+
+def _match_years(match: re.Match[str], reference_year: int | None) -> Iterable[int]:
+    """The years one match of the scan reads."""
+    kind = match.lastgroup  # the outer group of the alternative that matched
+    if kind == "year":
+        return _text_year(match[kind])
+    if kind in _NOT_YEARS:
+        return ()
+    if kind == "dash_range":
+        return _text_range(match["dash_start"], match["dash_end"])
+    if kind == "word_range":
+        return _text_range(match["word_start"], match["word_end"])
+    if kind == "to_range":
+        return _text_range(match["to_start"], match["to_end"])
+    if kind == "slash_range":  # a season: "2019/20" is 2019 and 2020; "1999/2005" two years
+        start, end = match["slash_start"], match["slash_end"]
+        span = _read_range(start, end)
+        if span is not None and span[1] == span[0] + 1:
+            return _text_range(start, end)
+        return _text_year(start) + _text_year(end)
+    if kind == "iso_date":
+        return _text_year(match["iso_year"])
+    if kind == "half":
+        return _text_year(match["half_year"])
+    if kind == "dotted_date":
+        return _text_year(match["dotted_year"])
+    if kind == "fiscal":
+        digits = match["fiscal_year"]
+        start = digits if len(digits) == 4 else str(_two_digit_year(digits))
+        if match["fiscal_end"]:
+            return _text_range(start, match["fiscal_end"])
+        return _text_year(start)
+    if kind == "possessive":
+        return _text_year(match["possessive_year"])
+    if kind == "decade":
+        return _decade_or_hundreds(match["decade_start"])
+    if kind in ("decade_range", "between_decades"):
+        first = match["between_first"] or match["first_decade"]
+        last = match["between_last"] or match["last_decade"]
+        first_years, last_years = _decade_or_hundreds(first), _decade_or_hundreds(last)
+        if first_years and last_years and last_years[-1] >= first_years[-1]:
+            return range(first_years[0], last_years[-1] + 1)
+        return [*first_years, *last_years]
+    if kind in ("short_decade", "the_decade"):
+        start = _two_digit_year(match["tens"] or match["the_tens"])
+        return range(start, start + 10)
+    if kind == "word_decade":
+        start = _DECADE_WORDS[match["decade_word"].lower()]
+        return range(start, start + 10)
+    if kind == "short_year":
+        start = _two_digit_year(match["short_start"])
+        if match["short_end"] is None:
+            return (start,)
+        end = start - start % 100 + int(match["short_end"])
+        return range(start, (end if end >= start else end + 100) + 1)
+    if kind == "event_year":
+        return (_two_digit_year(match["event_digits"]),)
+    if kind == "century":
+        first = _ordinal(match["first_century"])
+        if match["joint"] is None:
+            return _span(100 * first - 99, 100 * first)
+        last = _ordinal(match["last_century"])
+        if match["joint"].lower() in ("and", "or", "&"):
+            return [*_span(100 * first - 99, 100 * first), *_span(100 * last - 99, 100 * last)]
+        return _span(100 * first - 99, 100 * last)
+    if reference_year is None:  # relative terms are never resolved against today's date
+        return _text_year(match["since_year"]) if kind == "since" else ()
+    return _relative_years(match, kind, reference_year)
+
+
+def _relative_years(match: re.Match[str], kind: str | None, reference: int) -> Iterable[int]:
+    if kind == "relative":
+        offset = {"this": 0, "last": -1, "previous": -1, "next": 1}[match["which"].lower()]
+        return _span(reference + offset, reference + offset)
+    if kind == "past_n":
+        return _span(reference - _count(match["count"]) + 1, reference)
+    if kind == "next_n":
+        return _span(reference + 1, reference + _count(match["next_count"]))
+    if kind == "past_decade":  # the last 10 years, as "the last 10 years" reads
+        return _span(reference - 9, reference)
+    if kind in ("ago", "one_ago"):
+        unit = (match["ago_unit"] or match["one_unit"]).lower()
+        back = (_count(match["ago_count"]) if kind == "ago" else 1) * (
+            10 if unit.startswith("decade") else 1
+        )
+        return _span(reference - back, reference - back)
+    if kind == "before_last":
+        return _span(reference - 2, reference - 2)
+    if kind == "since":  # "since 2015": 2015 to the reference year
+        year = _text_year(match["since_year"])
+        if year and year[0] <= reference:
+            return _span(year[0], reference)
+        return year
+    return ()
+
+
 def _scan_text(text: str, reference_year: int | None) -> set[int]:
     years: set[int] = set()
     for match in _scan().finditer(text):
-        kind = match.lastgroup  # the outer group of the alternative that matched
-        if kind == "year":
-            years.update(_text_year(match[kind]))
-        elif kind in ("identifier", "separated_number", "quantity"):
-            continue  # consumed so that no digit of it is read as a year
-        elif kind == "dash_range":
-            years.update(_text_range(match["dash_start"], match["dash_end"]))
-        elif kind == "word_range":
-            years.update(_text_range(match["word_start"], match["word_end"]))
-        elif kind == "to_range":
-            years.update(_text_range(match["to_start"], match["to_end"]))
-        elif kind == "iso_date":
-            years.update(_text_year(match["iso_year"]))
-        elif kind == "dotted_date":
-            years.update(_text_year(match["dotted_year"]))
-        elif kind == "fiscal":
-            digits = match["fiscal_year"]
-            years.update(_text_year(digits) if len(digits) == 4 else [2000 + int(digits)])
-        elif kind == "decade":
-            for start in _text_year(match["decade_start"]):
-                years.update(range(start, start + 10))
-        elif kind == "short_decade":
-            tens = int(match["tens"])
-            start = (2000 if tens < _SHORT_DECADE_PIVOT else 1900) + tens
-            years.update(range(start, start + 10))
-        elif kind == "century":
-            years.update(_century(match))
-        elif reference_year is None:
-            continue  # relative terms are never resolved against today's date
-        elif kind == "relative":
-            offset = {"this": 0, "last": -1, "previous": -1, "next": 1}[match["which"].lower()]
-            years.update(_span(reference_year + offset, reference_year + offset))
-        elif kind == "past_n":
-            count = match["count"].lower()
-            n = int(count) if count.isdigit() else _COUNT_WORDS[count]
-            years.update(_span(reference_year - n + 1, reference_year))
+        if match.lastgroup == "year":  # the most frequent form, read here without a call
+            digits = match["year"]
+            if TEXT_YEAR_MIN <= int(digits) <= TEXT_YEAR_MAX:
+                years.add(int(digits))
+        else:
+            years.update(_match_years(match, reference_year))
     return years
+
+
+class TextReading(NamedTuple):
+    """One form the scan found in a text: what ``from_text`` read there (``docs/focus-time.md``)."""
+
+    kind: str  # the form: "year", "decade", "possessive", "relative", "quantity", ...
+    text: str  # the words it read
+    start: int  # where they start in the text
+    years: frozenset[int]  # empty for a form that reads no year (or a relative one, unresolved)
+
+
+def text_readings(text: str, reference_year: int | None = None) -> list[TextReading]:
+    """Every form ``FocusTime.from_text`` reads in ``text``, in order, with its years: what
+    ``tempoeval check --years`` shows and weighs. The union of their years is ``from_text``'s."""
+    return [
+        TextReading(
+            str(match.lastgroup),
+            match[0],
+            match.start(),
+            frozenset(_match_years(match, reference_year)),
+        )
+        for match in _scan().finditer(text)
+    ]

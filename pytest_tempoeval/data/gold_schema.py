@@ -94,6 +94,7 @@ class GoldQuery:
     # The time anchors the query requires (T-AnchorF1), each its years: TempoEval's
     # key_time_anchors. Empty: none given.
     key_time_anchors: tuple[FocusTime, ...] = ()
+    focus_time_given: bool = False  # written in the gold set (not read from its text)
 
 
 @dataclass(frozen=True)
@@ -413,6 +414,7 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
         baseline_period=baseline,
         comparison_period=comparison,
         key_time_anchors=anchors,
+        focus_time_given=item.get("focus_time") is not None,
     )
     return query, lines
 

@@ -18,6 +18,7 @@ from pytest_tempoeval.data.focus_time import (
     TEXT_YEAR_MAX,
     TEXT_YEAR_MIN,
     FocusTime,
+    text_readings,
 )
 from pytest_tempoeval.errors import FocusTimeError, TempoEvalError
 
@@ -530,7 +531,7 @@ def test_from_text_not_years(text: str, expected: set[int]) -> None:
         "the 2020 page",
         "(2020)",
         "'2020'",
-        "2020/21",
+        "2020/03",  # a year and a month: no season
     ],
 )
 def test_from_text_year_next_to_lookalikes(text: str) -> None:
@@ -609,6 +610,221 @@ def test_from_text_needs_a_string(text: object) -> None:
         FocusTime.from_text(text)  # type: ignore[arg-type]
 
 
+# --- from_text: the forms of issue 28 (the readings found wrong by hand, and their rules) -----
+
+ISSUE_28_EXAMPLES = [
+    ("Who won 2020's election?", {2020}),  # was 2020-2029
+    ("top 1000 companies in 2010", {2010}),  # was {1000, 2010}
+    ("'08", {2008}),  # was nothing
+    ("World Cup 98", {1998}),  # was nothing
+]
+
+READ_SINCE_ISSUE_28 = [
+    # "NNN0's": the decade after the, early, mid, late, or with no word after; else a possessive
+    ("2019's best films", {2019}),
+    ("2010's World Cup final", {2010}),
+    ("the 1990's", span(1990, 1999)),
+    ("the 1960's counterculture", span(1960, 1969)),
+    ("music in the early 1980's", span(1980, 1989)),
+    ("mid-1970's cars", span(1970, 1979)),
+    ("fashion of the 1920's.", span(1920, 1929)),
+    ("1990's and 2000's", span(1990, 2009)),
+    ("1990's to 2000's", span(1990, 2009)),
+    ("2020's", span(2020, 2029)),
+    # apostrophe years: the pivot of the short decades ('00-'29 are 2000-2029)
+    ("Class of '08 reunion", {2008}),
+    ("Woodstock '69", {1969}),
+    ("the ’99 final", {1999}),  # a curly apostrophe
+    ("the '29 crash", {2029}),  # the pivot does not guess: check --years flags it
+    ("the '08-'09 season", {2008, 2009}),
+    ("'08–09", {2008, 2009}),
+    ("the '99-'00 season", {1999, 2000}),
+    ("(’08)", {2008}),
+    ("'08'", set()),  # a quoted number
+    ("‘08’", set()),
+    ("5'08", set()),  # feet and inches
+    ("'08s", set()),  # not a decade ('00s is)
+    ("'085", set()),
+    ("'08.5", set()),
+    # two digits after a recurring event's name
+    ("World Cup '98", {1998}),
+    ("Euro 96 semi-final", {1996}),
+    ("euro 96", set()),  # money: the event is capitalised
+    ("Expo 67", {1967}),
+    ("Olympics 84", {1984}),
+    ("Olympic Games 08", {2008}),
+    ("class of 98", {1998}),
+    ("World Cup 2014", {2014}),
+    ("World Cup 985", set()),
+    # numbers that count: after counting words, a round hundred after top/bottom
+    ("more than 1500 employees", set()),
+    ("fewer than 1100 cases in 2020", {2020}),
+    ("less than 2000", set()),
+    ("at least 1200 signatures", set()),
+    ("at most 1999", set()),
+    ("nearly 2000 people died", set()),
+    ("almost 1800", set()),
+    ("top 1000 universities 2021", {2021}),
+    ("bottom 1500", set()),
+    ("top 2020 movies", {2020}),  # not a round hundred: the year's list
+    ("top 1990s hits", span(1990, 1999)),
+    ("nearly 1990s levels", span(1990, 1999)),
+    ("more than 1500, in 2010", {2010}),
+    ("more than 1,500 in 2010", {2010}),
+    # measures
+    ("a 2000-year-old tree", set()),
+    ("a 1200-page novel", set()),
+    ("a 1000-mile journey", set()),
+    ("2000 years of history", set()),
+    ("1500 meters freestyle", set()),
+    ("1500 words", set()),
+    ("prices in 2015 dollars", {2015}),  # dollars of a year
+    ("1000s of users", set()),
+    ("the 2000s of my youth", span(2000, 2009)),
+    # identifiers
+    ("Form 1040 instructions", set()),
+    ("RFC 2119 keywords", set()),
+    ("Section 1983 claims", set()),
+    ("§ 1983", set()),
+    ("§1983", set()),
+    ("error code 1603", set()),
+    ("ISO 2108", set()),
+    ("chapter 1999", set()),
+    ("article 2020 of the code", set()),
+    ("the 2020 form", {2020}),  # the marker comes before the number it marks
+    # seasons and halves
+    ("the 2019/20 season", {2019, 2020}),
+    ("2020/21", {2020, 2021}),  # was 2020: the season's second year was lost
+    ("2017/2018 budget", {2017, 2018}),
+    ("1999/00", {1999, 2000}),
+    ("1999/2005", {1999, 2005}),  # not a season: two years
+    ("2020/03", {2020}),
+    ("1999/12/31", {1999}),
+    ("12/31/1999", {1999}),
+    ("2020H1 revenue", {2020}),
+    ("2021Q4 results", {2021}),
+    ("2021q4", set()),  # Q and H are capitals
+    ("2021Q5", set()),
+    # hundreds: "the 1800s" is 1800-1899, "the 2000s" the decade
+    ("the 1800s", span(1800, 1899)),
+    ("life in the early 1900s", span(1900, 1999)),
+    ("the 1000s", span(1000, 1099)),
+    ("the 2100s", span(2100, 2199)),
+    ("the 2000s", span(2000, 2009)),
+    # decade ranges
+    ("from the 1920s to the 1940s", span(1920, 1949)),
+    ("the 1920s through 1940s", span(1920, 1949)),
+    ("1990s-2000s hip hop", span(1990, 2009)),
+    ("between the 1960s and 1990s", span(1960, 1999)),
+    ("from the 1800s to the 1900s", span(1800, 1999)),
+    ("the 1990s to the 1980s", span(1980, 1999)),  # reversed: each decade
+    ("the 1990s to the 1960s", span(1960, 1969) | span(1990, 1999)),
+    # decades in words, thirties to nineties (after "the")
+    ("the sixties", span(1960, 1969)),
+    ("The Nineties", span(1990, 1999)),
+    ("the late seventies", span(1970, 1979)),
+    ("the mid-fifties", span(1950, 1959)),
+    ("in their sixties", set()),
+    ("the twenties", set()),  # the 1920s or the 2020s: not read
+    # centuries together
+    ("the 19th and 20th centuries", span(1801, 2000)),
+    ("18th-19th centuries", span(1701, 1900)),
+    ("the 17th to 19th centuries", span(1601, 1900)),
+    ("15th and 16th century art", span(1401, 1600)),
+    ("the 17th and 19th centuries", span(1601, 1700) | span(1801, 1900)),
+    ("the seventeenth or eighteenth century", span(1601, 1800)),
+    ("the 19th and 20th centuries BC", set()),
+    # fiscal years
+    ("FY99 spending", {1999}),  # was 2099
+    ("FY30", {1930}),
+    ("FY29", {2029}),
+    ("FY'22 guidance", {2022}),
+    ("FY2019/20", {2019, 2020}),
+    ("FY19-20", {2019, 2020}),
+    ("FY2018-FY2020", span(2018, 2020)),
+    ("FY2024E estimates", {2024}),
+    ("FY2020-03", {2020}),
+]
+
+RELATIVE_SINCE_ISSUE_28 = [
+    ("the last decade", span(2015, 2024)),
+    ("over the past decade", span(2015, 2024)),
+    ("2 years ago", {2022}),
+    ("three years ago", {2021}),
+    ("two decades ago", {2004}),
+    ("a year ago", {2023}),
+    ("an year ago", {2023}),
+    ("one year ago", {2023}),
+    ("a decade ago", {2014}),
+    ("1500 years ago", set()),  # a count of 4 digits is a quantity
+    ("the next 5 years", span(2025, 2029)),
+    ("in the next three years", span(2025, 2027)),
+    ("the year before last", {2022}),
+    ("since 2015", span(2015, 2024)),
+    ("ever since 2024", {2024}),
+    ("since 2030", {2030}),  # after the reference year: the year alone
+    ("since 2015-2016", span(2015, 2016)),  # a range, not "since"
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ISSUE_28_EXAMPLES + READ_SINCE_ISSUE_28)
+def test_from_text_forms_of_issue_28(text: str, expected: set[int]) -> None:
+    assert FocusTime.from_text(text).years == frozenset(expected)
+
+
+@pytest.mark.parametrize(("text", "expected"), RELATIVE_SINCE_ISSUE_28)
+def test_relative_forms_of_issue_28(text: str, expected: set[int]) -> None:
+    assert FocusTime.from_text(text, reference_year=2024).years == frozenset(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [(text, set()) for text, _ in RELATIVE_SINCE_ISSUE_28 if "since" not in text]
+    + [("since 2015", {2015}), ("since 2030", {2030})],
+)
+def test_relative_forms_of_issue_28_without_reference_year(text: str, expected: set[int]) -> None:
+    """Without a reference year the relative forms read nothing ("since 2015": the year, as
+    before)."""
+    assert FocusTime.from_text(text).years == frozenset(expected)
+
+
+@pytest.mark.parametrize(("word", "n"), list(focus_time_module._COUNT_WORDS.items()))
+def test_every_count_word_is_read(word: str, n: int) -> None:
+    plural = "s" if n > 1 else ""  # "one year ago", "two years ago"
+    assert FocusTime.from_text(f"{word} year{plural} ago", reference_year=2024) == {2024 - n}
+    assert FocusTime.from_text(f"{word.upper()} DECADE{plural} AGO", reference_year=2024) == {
+        2024 - 10 * n
+    }
+    assert FocusTime.from_text(f"the next {word} year{plural}", reference_year=2024) == span(
+        2025, 2024 + n
+    )
+
+
+@pytest.mark.parametrize(("word", "n"), list(focus_time_module._ORDINAL_WORDS.items()))
+def test_every_ordinal_word_is_read(word: str, n: int) -> None:
+    assert FocusTime.from_text(f"the {word} century") == span(100 * n - 99, 100 * n)
+    assert FocusTime.from_text(f"{word.title()} and 23rd centuries") == span(
+        100 * n - 99, 100 * n
+    ) | span(2201, 2300)
+
+
+def test_relative_forms_stay_in_bounds() -> None:
+    assert FocusTime.from_text("the next 5 years", reference_year=MAX_YEAR - 2) == set()
+    assert FocusTime.from_text("3 decades ago", reference_year=20) == set()
+    assert FocusTime.from_text("the last decade", reference_year=5) == set()
+
+
+def test_text_readings_name_each_form_with_its_years() -> None:
+    readings = text_readings("Who won 2020's election, top 1000 firms, since 2015?")
+    assert [(r.kind, r.text, r.years) for r in readings] == [
+        ("possessive", "2020's", frozenset({2020})),
+        ("counted", "1000", frozenset()),
+        ("since", "since 2015", frozenset({2015})),
+    ]
+    text = "Who won 2020's election"
+    assert [text[r.start : r.start + len(r.text)] for r in text_readings(text)] == ["2020's"]
+
+
 # --- properties --------------------------------------------------------------------------------
 
 years = st.integers(MIN_YEAR, MAX_YEAR)
@@ -672,3 +888,30 @@ def test_no_four_digit_number_outside_text_bounds_is_a_year(number: int) -> None
 def test_from_text_never_fails_and_stays_in_bounds(text: str) -> None:
     ft = FocusTime.from_text(text, reference_year=2024)
     assert all(MIN_YEAR <= year <= MAX_YEAR for year in ft)
+
+
+FRAGMENTS = [
+    *(text for text, _ in ISSUE_28_EXAMPLES + READ_SINCE_ISSUE_28 + RELATIVE_SINCE_ISSUE_28),
+    *(text for text, _ in TEXT_FORMS + NOT_YEARS),
+    "the",
+    "and",
+    "'",
+    "-",
+    "s",
+    "2020",
+    "98",
+    "top",
+]
+
+
+@given(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=6).map(" ".join)
+    | st.lists(st.sampled_from(FRAGMENTS), max_size=6).map("".join),
+    st.none() | st.integers(MIN_YEAR, MAX_YEAR),
+)
+def test_text_readings_add_up_to_from_text(text: str, reference_year: int | None) -> None:
+    readings = text_readings(text, reference_year)
+    union = frozenset().union(*(reading.years for reading in readings))
+    assert FocusTime.from_text(text, reference_year).years == union
+    assert all(text[r.start : r.start + len(r.text)] == r.text for r in readings)
+    assert [r.start for r in readings] == sorted(r.start for r in readings)
