@@ -8,7 +8,8 @@ start year, so each query is counted once. A query with no focus time goes to th
 ``"no focus time"``, shown like the others, never dropped.
 
 How to slice (:func:`as_slicing`): ``"year"``, ``"decade"`` (``1990-1999``), ``"century"``
-(``1900-1999``: the hundreds people call "the 1900s", not the ordinal 20th century, 1901-2000),
+(``1900-1999``: the hundred years sharing their first two digits, as decades share three; the
+ordinal 20th century, 1901-2000, starts in 1901 and so falls in it),
 boundary years such as ``[1990, 2000, 2010]`` (``before 1990``, ``1990-1999``, ``2000-2009``,
 ``2010 and later``), or a function from a gold query to its period's label.
 

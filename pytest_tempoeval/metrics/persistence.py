@@ -57,12 +57,16 @@ class PersistenceResult(MetricResult):
         return "\n".join([self.summary(), *self.detail_lines(n)])
 
     def summary(self) -> str:
-        return (
-            f"{self.label} [{self.mode}] = {float(self):.4f}: {float(self.late):.4f} over "
-            f"{len(self.late.per_query)} {period_phrase(self.late.period)} / "
-            f"{float(self.early):.4f} over {len(self.early.per_query)} "
-            f"{period_phrase(self.early.period)}"
+        late, early = (
+            f"{float(part):.4f} over {len(part.per_query)} "
+            + period_phrase(part.period).replace("queries", _queries(len(part.per_query)), 1)
+            for part in (self.late, self.early)
         )
+        return f"{self.label} [{self.mode}] = {float(self):.4f}: {late} / {early}"
+
+
+def _queries(n: int) -> str:
+    return "query" if n == 1 else "queries"
 
 
 def temporal_persistence(

@@ -4,8 +4,12 @@ stay excluded in theirs, and a period's result checks, explains and records as a
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import pickle
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -353,3 +357,15 @@ def test_a_period_keeps_the_whole_results_unknown_ids_and_ignored_run_queries() 
     assert periods.splitlines()[0] == (
         "nDCG@3 by decade (each query in the period of its focus time's start year)"
     )
+
+
+def test_the_docs_example_prints_what_the_page_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    root = Path(__file__).resolve().parents[2]
+    section = (root / "docs" / "focus-time.md").read_text(encoding="utf-8")
+    section = section.split("## Slices by period", 1)[1]
+    code, output = re.findall(r"```(?:python|)\n(.*?)```", section, re.DOTALL)[:2]
+    monkeypatch.chdir(root)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "docs/focus-time.md", "exec"), {})  # noqa: S102 (the page's own code)
+    assert printed.getvalue() == output
