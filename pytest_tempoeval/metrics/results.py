@@ -445,9 +445,9 @@ class MetricResult(float):
         exclusions, aggregated as the measure aggregates (mean, geometric mean, sum). Checks,
         explanations and the gate read it as any result; what it says about retrieved ids it
         does not know is the whole result's (ids are not told apart by query)."""
-        keep = set(queries)
-        scores = {query: score for query, score in self.per_query.items() if query in keep}
-        excluded = {query: why for query, why in self.excluded.items() if query in keep}
+        counted, left_out = self.per_query, self.excluded
+        scores = {query: counted[query] for query in queries if query in counted}
+        excluded = {query: left_out[query] for query in queries if query in left_out}
         aggregate = _aggregate_of(self)
         value = None
         if aggregate != "mean":
@@ -457,7 +457,8 @@ class MetricResult(float):
         details, whole = self._details, self
 
         def judged() -> dict[str, float]:
-            return {query: share for query, share in (whole.judged or {}).items() if query in keep}
+            shares = whole.judged or {}
+            return {query: shares[query] for query in queries if query in shares}
 
         def extra() -> dict[str, Any]:  # the whole result's, but its counts of queries
             return {key: value for key, value in whole.extra.items() if key in _WHOLE_NOTES}
