@@ -20,6 +20,7 @@ from pytest_tempoeval import (
     PersistenceResult,
     Run,
     assert_ndcg,
+    evaluate,
     ndcg,
     temporal_ndcg,
     temporal_persistence,
@@ -164,3 +165,9 @@ def test_other_slicings_and_what_cannot_be_persisted() -> None:
         decade.by_period("decade")
     with pytest.raises(MetricError, match="takes the MetricResult a metric function returns"):
         temporal_persistence(0.5, early="1990-1999", late="2010-2019")  # type: ignore[arg-type]
+
+
+def test_by_name_it_says_which_function_computes_it() -> None:
+    gold, run = worked_example()
+    with pytest.raises(MetricError, match="T-Persistence is a ratio of two periods' scores"):
+        evaluate(run, gold, ["T-Persistence"])
