@@ -82,6 +82,7 @@ _VERDICT_NOTES = {
     Verdict.UNKNOWN_IDS: "retrieved ids unknown to the gold set (fail_on_unknown_ids)",
     Verdict.PENDING: PENDING_NOTE,
 }
+PERIODS_LISTED = 12  # a failure by period lists every period up to this many, else the regressed
 JUDGED_DROP_NOTED = 0.05  # a fall of the mean Judged@k larger than this is named in the verdict
 
 
@@ -526,7 +527,10 @@ class BaselineStore:
         periods = compare_periods(
             baseline_scores,
             result.per_query,
-            {query: held.get(query, current.get(query, "")) for query in baseline_scores},
+            {
+                query: held.get(query) or current.get(query) or "not in the gold set now"
+                for query in baseline_scores
+            },
             held,
             {query: current[query] for query in result.per_query},
             {**stored_starts, **{q: s for q, s in starts.items() if s is not None}},
@@ -554,9 +558,18 @@ class BaselineStore:
                 "tested):"
             )
         ]
-        for period in comparison.periods:
+        shown = [
+            period
+            for period in comparison.periods
+            if len(comparison.periods) <= PERIODS_LISTED or period.status == PeriodStatus.REGRESSED
+        ]
+        for period in shown:
             mark = "REGRESSED " if period.status == PeriodStatus.REGRESSED else ""
             lines.append(f"    {mark}{period.describe(measure)}")
+        if len(shown) < len(comparison.periods):  # the note names the untested ones
+            lines.append(
+                f"    and {len(comparison.periods) - len(shown)} more periods that did not regress"
+            )
         return lines
 
     def _unchanged_scores(
@@ -799,9 +812,10 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
             raise broken(f"result {key!r}: 'shared_fingerprint' is not a string")
         starts = entry.get("focus_start", {})  # each query's focus-time start year (by_period)
         if not isinstance(starts, dict) or not all(
-            isinstance(year, int) and not isinstance(year, bool) for year in starts.values()
+            isinstance(year, int) and not isinstance(year, bool) and 1 <= year <= 9999
+            for year in starts.values()
         ):
-            raise broken(f"result {key!r}: 'focus_start' is not an object of years")
+            raise broken(f"result {key!r}: 'focus_start' is not an object of years (1 to 9999)")
         judged = entry.get("judged", {})  # gold mode: Judged@k per query, a share
         if not isinstance(judged, dict):
             raise broken(f"result {key!r}: 'judged' is not an object of Judged@k per query")

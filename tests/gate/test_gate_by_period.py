@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_tempoeval import (
+    BaselineError,
     BaselineRegression,
     BaselineStore,
     FocusTime,
@@ -172,6 +173,22 @@ def test_a_period_gone_from_the_gold_set_and_a_new_one_are_reported(tmp_path: Pa
     assert "in the baseline, none compared now: 1970-1979 (12 queries)" in comparison.note
 
 
+def test_with_many_periods_the_failure_lists_the_regressed_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    many = make_gold(decades=tuple(range(1870, 2000, 10)))  # 13 decades
+    write_baseline(tmp_path / "b.json", ndcg(make_run(many), many, k=2))
+    with pytest.raises(BaselineRegression) as failure:
+        store(tmp_path / "b.json", max_drop=0.1).check(
+            ndcg(make_run(many, set(query_ids(1900))), many, k=2), by_period="decade"
+        )
+    message = str(failure.value)
+    assert "REGRESSED queries about 1900-1909: nDCG@2 1.0000 -> 0.6309" in message
+    assert "Holm-adjusted 0.00317 over 13 periods" in message  # 13 / 4096
+    assert "\n    and 13 more periods that did not regress" in message  # 12 decades, no focus time
+    assert "queries about 1910-1919" not in message
+
+
 # -- the statistics are the gate's own -------------------------------------------------------------
 
 
@@ -263,7 +280,7 @@ def test_a_broken_start_year_in_the_file_is_refused(tmp_path: Path, gold: GoldSe
     data = json.loads((tmp_path / "b.json").read_text())
     data["results"]["nDCG@2"]["focus_start"]["q1990_00"] = "1990"
     (tmp_path / "b.json").write_text(json.dumps(data))
-    with pytest.raises(Exception, match="'focus_start' is not an object of years"):
+    with pytest.raises(BaselineError, match=r"'focus_start' is not an object of years \(1 to 9"):
         store(tmp_path / "b.json").check(ndcg(make_run(gold), gold, k=2), by_period="decade")
 
 
