@@ -62,7 +62,7 @@ def test_a_regression_in_one_decade_fails_naming_it(
         "tempoeval_by_period = decade\n"
     )
     pytester.makefile(".yaml", gold=GOLD)
-    pytester.makepyfile(test_periods=TESTS)
+    pytester.makepyfile(test_decades=TESTS)
     monkeypatch.delenv("WORSE", raising=False)
     pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=2)
     if not xdist:  # unchanged, nothing fails (one run is enough: workers cost seconds)
