@@ -186,6 +186,9 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import yaap as yaap
     from pytest_tempoeval.metrics.measures import Measure as Measure
     from pytest_tempoeval.metrics.measures import parse_measure as parse_measure
+    from pytest_tempoeval.metrics.periods import Periods as Periods
+    from pytest_tempoeval.metrics.persistence import PersistenceResult as PersistenceResult
+    from pytest_tempoeval.metrics.persistence import temporal_persistence as temporal_persistence
     from pytest_tempoeval.metrics.results import MetricResult as MetricResult
 
 _ERRORS = (
@@ -214,6 +217,9 @@ _EXPORTS = {
     "GoldDocument": "data.gold_schema",
     "Run": "data.run",
     "MetricResult": "metrics.results",
+    "Periods": "metrics.periods",
+    "PersistenceResult": "metrics.persistence",
+    "temporal_persistence": "metrics.persistence",
     "evaluate": "metrics.by_name",
     "judge_agreement": "metrics.agreement",
     "AgreementResult": "metrics.agreement",

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pytest
 
@@ -31,6 +31,9 @@ from pytest_tempoeval.judge.modes import (
     valid_batch_poll,
 )
 from pytest_tempoeval.metrics.llm_prompts import PROMPT_STYLES
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.periods import Slicing
 
 _T = TypeVar("_T")
 
@@ -135,6 +138,13 @@ def add_options(parser: pytest.Parser) -> None:
         default=Correction.NONE.value,
     )
     parser.addini(
+        "tempoeval_by_period",
+        "Every baseline check also tests each period's queries and fails naming the period that "
+        "regressed: year, decade, century, or boundary years such as '1990, 2000, 2010' "
+        "(default: none; a check's own by_period= wins).",
+        default="",
+    )
+    parser.addini(
         "tempoeval_fail_on_excluded",
         "Fail every check of a result that leaves a query out (excluded, or a run query the gold "
         "set lacks); a metric call's own fail_on_excluded= wins.",
@@ -173,6 +183,7 @@ class Settings:
     judge_batch_poll: float = BATCH_POLL_SECONDS
     judge_prices: dict[str, tuple[float, float]] = field(default_factory=dict)
     gate_correction: Correction = Correction.NONE
+    by_period: Slicing | None = None  # ini tempoeval_by_period: None, every check overall only
     fail_on_excluded: bool = False
     fail_on_unknown_ids: bool = False
     trim_failures: bool = True  # pytest's short tracebacks: the plugin's frames are taken out
@@ -217,6 +228,7 @@ class Settings:
             ),
             judge_prices=_judge_prices(ini("tempoeval_judge_prices")),
             gate_correction=Correction(_ini_choice(ini, "tempoeval_gate_correction", Correction)),
+            by_period=_by_period(ini("tempoeval_by_period")),
             fail_on_excluded=_ini_bool(ini, "tempoeval_fail_on_excluded"),
             fail_on_unknown_ids=_ini_bool(ini, "tempoeval_fail_on_unknown_ids"),
             trim_failures=_short_tracebacks(config),
@@ -259,6 +271,21 @@ def _ini_bool(ini: Callable[[str], bool], key: str) -> bool:
     raise pytest.UsageError(
         f"ini {key} must be true or false (yes/no, on/off, 1/0 also work): {problem}"
     )
+
+
+def _by_period(text: str) -> Slicing | None:
+    """ini ``tempoeval_by_period``: how every baseline check slices its queries, or None."""
+    if not text.strip() or text.strip().lower() == "none":
+        return None
+    from pytest_tempoeval.metrics.periods import as_slicing  # light: no numpy
+
+    def parse(value: str) -> Slicing:
+        try:
+            return as_slicing(value)
+        except ValueError as error:  # "by_period: ...": the key is named instead
+            raise ValueError(str(error).removeprefix("by_period: ")) from None
+
+    return _checked("ini tempoeval_by_period", text, parse)
 
 
 def _seconds(text: str) -> float:

@@ -282,6 +282,7 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
         on_check=report,
         defer=True,
         correction=settings.gate_correction,
+        by_period=settings.by_period,
     )
     request.node.stash[BASELINES] = store  # regressions fail the test when its body has ended
     yield store

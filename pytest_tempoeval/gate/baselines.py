@@ -43,7 +43,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_NAMED
 from pytest_tempoeval.data.readers.structured import Source, strict_json
@@ -67,6 +67,10 @@ from pytest_tempoeval.gate.verdict import (
 from pytest_tempoeval.metrics.explain import query_lines
 from pytest_tempoeval.metrics.results import MetricResult
 
+if TYPE_CHECKING:
+    from pytest_tempoeval.gate.periods import PeriodComparison
+    from pytest_tempoeval.metrics.periods import PeriodSlicing, Slicing
+
 FORMAT_VERSION = 1
 MIN_QUERIES_FOR_TEST = 10  # below this the randomization test cannot reach p < 0.05 reliably
 PENDING_NOTE = "pending: decided with the session's Holm correction"
@@ -78,6 +82,7 @@ _VERDICT_NOTES = {
     Verdict.UNKNOWN_IDS: "retrieved ids unknown to the gold set (fail_on_unknown_ids)",
     Verdict.PENDING: PENDING_NOTE,
 }
+PERIODS_LISTED = 12  # a failure by period lists every period up to this many, else the regressed
 JUDGED_DROP_NOTED = 0.05  # a fall of the mean Judged@k larger than this is named in the verdict
 
 
@@ -99,6 +104,10 @@ class BaselineComparison:
     lost: list[str] = field(default_factory=list)  # baseline queries no longer counted (scored 0)
     judged_note: str = ""  # "Judged@10 fell from 0.98 to 0.71: ..." (gold mode)
     gold_note: str = ""  # the queries changed in the gold set since the baseline, not compared
+    # by_period (gate/periods.py): each period's comparison, how they were sliced, and the note
+    periods: tuple[PeriodComparison, ...] = ()
+    by_period: str = ""
+    period_note: str = ""
 
     @property
     def delta(self) -> float | None:
@@ -116,7 +125,16 @@ class BaselineComparison:
     @property
     def note(self) -> str:
         verdict = _VERDICT_NOTES.get(self.status, "")
-        return "; ".join(filter(None, [verdict, self.judged_note, self.gold_note]))
+        return "; ".join(
+            filter(None, [verdict, self.judged_note, self.gold_note, self.period_note])
+        )
+
+    @property
+    def regressed_periods(self) -> list[str]:
+        """The periods whose queries regressed (by_period), in time order."""
+        from pytest_tempoeval.gate.periods import PeriodStatus
+
+        return [c.period for c in self.periods if c.status == PeriodStatus.REGRESSED]
 
     def describe(self) -> str:
         """One line: old -> new, the drop allowed and the p-value."""
@@ -231,7 +249,20 @@ def entry_for(result: Any) -> dict[str, Any]:
     if fingerprints is not None:  # what the mode reads of the gold set, per query and shared
         entry["query_fingerprints"] = dict(sorted(fingerprints[0].items()))
         entry["shared_fingerprint"] = fingerprints[1]
+    starts = _period_starts(result)
+    if starts is not None:  # each query's period as written, for checks by period
+        entry["focus_start"] = starts
     return entry
+
+
+def _period_starts(result: Any) -> dict[str, int] | None:
+    """Each counted query's focus-time start year (gate/periods.py), when the result knows its
+    gold set's queries (not judge agreement's pairs)."""
+    if result.gold_set is None or result.gold_fingerprints is None:
+        return None
+    from pytest_tempoeval.gate.periods import period_starts
+
+    return period_starts(result)
 
 
 @dataclass(frozen=True)
@@ -293,8 +324,10 @@ class BaselineStore:
         on_check: Callable[[Any, BaselineComparison, str], None] | None = None,
         defer: bool = False,
         correction: str = Correction.NONE,
+        by_period: PeriodSlicing | Slicing | None = None,
     ) -> None:
         self.path = path
+        self.by_period = by_period  # ini tempoeval_by_period: every check's default slicing
         # With defer (the fixture's), a failed check is kept and the test goes on: every check
         # runs and is reported, and the test fails at its end listing them all (regressions).
         self.defer = defer
@@ -340,13 +373,17 @@ class BaselineStore:
         *,
         name: str | None = None,
         seed: int | None = None,
+        by_period: PeriodSlicing | Literal[False] | None = None,
     ) -> BaselineComparison:
         """Compare ``result`` with its baseline; on a significant drop, raise
         :class:`BaselineRegression`, or with ``defer`` (the ``tempoeval_baseline`` fixture) note it
         and go on: the test fails when it ends, listing every failed check.
 
         ``name`` tells apart two results of the same measure in one test (default: the measure,
-        ``nDCG@10``).
+        ``nDCG@10``). ``by_period`` (``"decade"``, ``"year"``, ``"century"``, boundary years, a
+        function from a gold query to a label; default: ini ``tempoeval_by_period``, ``False``
+        for none) also tests each period's queries, and fails naming the period that regressed
+        (:mod:`.periods`).
         """
         __tracebackhide__ = True  # failures point at the test's line, not here
         if not isinstance(result, MetricResult):
@@ -355,6 +392,9 @@ class BaselineStore:
                 f"(ndcg(...), temporal_ndcg(...)) or evaluate(...)[measure] returns, got "
                 f"{type(result).__name__} {result!r}: pass the result itself, not float(result)"
             )
+        if result.gate_refusal:
+            raise TypeError(f"tempoeval_baseline.check(): {result.gate_refusal}")
+        slicing, explicit = self._slicing(by_period)
         max_drop = self.max_drop if max_drop is None else max_drop
         if result.judge_dry_run:  # nothing was judged: nothing to write or compare; skipped
             return BaselineComparison(
@@ -369,7 +409,7 @@ class BaselineStore:
             raise ValueError(
                 f"max_drop must be >= 0 and alpha in (0, 1), got {max_drop!r} and {alpha!r}"
             )
-        key = name or result.measure
+        key = name or result.label  # the measure; for one period's result, with the period
         if key in self._entries:
             raise BaselineError(
                 f"{self.test_id}: {key} is checked twice in this test; "
@@ -388,7 +428,8 @@ class BaselineStore:
                 alpha=alpha,
             )
         else:
-            stored = self._stored_entry(key, entry, None if name else _legacy_key(result))
+            legacy = None if name or result.period else _legacy_key(result)
+            stored = self._stored_entry(key, entry, legacy)
             baseline_scores, gold_note = self._unchanged_scores(key, stored, entry)
             judged = None
             if "judged" in stored and "judged" in entry:
@@ -397,6 +438,10 @@ class BaselineStore:
                 key, baseline_scores, entry["per_query"], max_drop, alpha, seed, judged=judged
             )
             comparison = replace(comparison, gold_note=gold_note)
+            if slicing is not None:
+                comparison = self._by_period(
+                    comparison, result, slicing, explicit, stored, baseline_scores, seed
+                )
         left_out, unknown = result.exclusion_failure(), result.unknown_ids_failure()
         if comparison.gold_note and result.strict_exclusions:  # left out of the comparison
             left_out = "; ".join(filter(None, [left_out, comparison.gold_note]))
@@ -410,6 +455,9 @@ class BaselineStore:
             and not (left_out or unknown)
         ):
             comparison = replace(comparison, status=Verdict.PENDING)
+        if comparison.regressed_periods and comparison.status != Verdict.REGRESSED:
+            # decided here, by the check's own Holm family of periods: never left pending
+            comparison = replace(comparison, status=Verdict.REGRESSED)
         message = ""
         if not comparison.passed or comparison.pending:
             message = self._regression_message(comparison, result)
@@ -430,6 +478,99 @@ class BaselineStore:
             raise BaselineRegression(message)
         self.regressions.append(message)
         return comparison
+
+    # -- by period (gate/periods.py) -------------------------------------------------------------
+
+    def _slicing(self, by_period: object) -> tuple[Slicing | None, bool]:
+        """The check's slicing (None: not by period), and whether the call asked for it (the
+        ini default does not fail a result that cannot be sliced: its note says why)."""
+        __tracebackhide__ = True  # failures point at the test's line, not here
+        if by_period is False:
+            return None, True
+        given = by_period if by_period is not None else self.by_period
+        if given is None:
+            return None, False
+        from pytest_tempoeval.metrics.periods import as_slicing
+
+        return as_slicing(given), by_period is not None
+
+    def _by_period(
+        self,
+        comparison: BaselineComparison,
+        result: MetricResult,
+        slicing: Slicing,
+        explicit: bool,
+        stored: dict[str, Any],
+        baseline_scores: dict[str, float],
+        seed: int | None,
+    ) -> BaselineComparison:
+        """``comparison`` with each period's comparison and their note."""
+        __tracebackhide__ = True  # failures point at the test's line, not here
+        from pytest_tempoeval.errors import MetricError
+        from pytest_tempoeval.gate.periods import compare_periods, period_note, stored_labels
+        from pytest_tempoeval.metrics.periods import query_periods
+
+        gold = result.gold_set
+        ids = [*result.per_query, *(q for q in result.excluded if q not in result.per_query)]
+        try:
+            if gold is None or result.gold_fingerprints is None:
+                raise MetricError(
+                    f"{result.label} cannot be sliced by period: its scores are not per gold query"
+                )
+            current, starts = query_periods(slicing, gold.queries, ids, result.label)
+        except MetricError as error:
+            if explicit:
+                raise
+            return replace(comparison, period_note=f"not checked by {slicing.description}: {error}")
+        held = stored_labels(slicing, stored, current)
+        stored_starts = stored.get("focus_start") or {}
+        periods = compare_periods(
+            baseline_scores,
+            result.per_query,
+            {
+                query: held.get(query) or current.get(query) or "not in the gold set now"
+                for query in baseline_scores
+            },
+            held,
+            {query: current[query] for query in result.per_query},
+            {**stored_starts, **{q: s for q, s in starts.items() if s is not None}},
+            max_drop=comparison.max_drop,
+            alpha=comparison.alpha,
+            seed=seed,
+        )
+        return replace(
+            comparison,
+            periods=tuple(periods),
+            by_period=slicing.description,
+            period_note=period_note(periods, slicing.description),
+        )
+
+    def _period_lines(self, comparison: BaselineComparison, measure: str) -> list[str]:
+        """Every period of a check by period, the regressed ones marked."""
+        if not comparison.periods:
+            return []
+        from pytest_tempoeval.gate.periods import MIN_PERIOD_QUERIES, PeriodStatus
+
+        lines = [
+            (
+                f"  by {comparison.by_period} (each query in the period of its focus time's "
+                f"start year; under {MIN_PERIOD_QUERIES} queries a period is reported, not "
+                "tested):"
+            )
+        ]
+        shown = [
+            period
+            for period in comparison.periods
+            if len(comparison.periods) <= PERIODS_LISTED or period.status == PeriodStatus.REGRESSED
+        ]
+        for period in shown:
+            mark = "REGRESSED " if period.status == PeriodStatus.REGRESSED else ""
+            lines.append(f"    {mark}{period.describe(measure)}")
+        if len(shown) < len(comparison.periods):  # the note names the untested ones
+            lines.append(
+                f"    and {len(comparison.periods) - len(shown)} more periods that did not regress"
+            )
+        return lines
 
     def _unchanged_scores(
         self, key: str, stored: dict[str, Any], entry: dict[str, Any]
@@ -526,7 +667,12 @@ class BaselineStore:
     def _regression_message(self, comparison: BaselineComparison, result: Any) -> str:
         regression = comparison.status in (Verdict.REGRESSED, Verdict.PENDING)
         what = "regression" if regression else "failed check"
+        if comparison.regressed_periods:
+            from pytest_tempoeval.metrics.periods import period_phrase
+
+            what += " on " + ", ".join(map(period_phrase, comparison.regressed_periods))
         lines = [f"{self.test_id}: {what} against {self.path}", f"  {comparison.describe()}"]
+        lines.extend(self._period_lines(comparison, result.measure))
         shown = comparison.regressed[:REGRESSED_LISTED]
         if shown:
             more = len(comparison.regressed) - len(shown)
@@ -664,6 +810,12 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
             raise broken(f"result {key!r}: 'query_fingerprints' is not an object of strings")
         if not isinstance(entry.get("shared_fingerprint", ""), str):
             raise broken(f"result {key!r}: 'shared_fingerprint' is not a string")
+        starts = entry.get("focus_start", {})  # each query's focus-time start year (by_period)
+        if not isinstance(starts, dict) or not all(
+            isinstance(year, int) and not isinstance(year, bool) and 1 <= year <= 9999
+            for year in starts.values()
+        ):
+            raise broken(f"result {key!r}: 'focus_start' is not an object of years (1 to 9999)")
         judged = entry.get("judged", {})  # gold mode: Judged@k per query, a share
         if not isinstance(judged, dict):
             raise broken(f"result {key!r}: 'judged' is not an object of Judged@k per query")

@@ -164,6 +164,9 @@ if TYPE_CHECKING:
     from pytest_tempoeval.metrics.functions import yaap as yaap
     from pytest_tempoeval.metrics.measures import Measure as Measure
     from pytest_tempoeval.metrics.measures import parse_measure as parse_measure
+    from pytest_tempoeval.metrics.periods import Periods as Periods
+    from pytest_tempoeval.metrics.persistence import PersistenceResult as PersistenceResult
+    from pytest_tempoeval.metrics.persistence import temporal_persistence as temporal_persistence
     from pytest_tempoeval.metrics.results import MetricResult as MetricResult
     from pytest_tempoeval.metrics.tempoeval_compat import TemporalNDCG as TemporalNDCG
     from pytest_tempoeval.metrics.tempoeval_compat import TemporalPrecision as TemporalPrecision
@@ -223,6 +226,9 @@ _EXPORTS = {
     "TemporalNDCG": "tempoeval_compat",
     "TemporalPrecision": "tempoeval_compat",
     "MetricResult": "results",
+    "Periods": "periods",
+    "PersistenceResult": "persistence",
+    "temporal_persistence": "persistence",
     "evaluate": "by_name",
     "judge_agreement": "agreement",
     "AgreementResult": "agreement",

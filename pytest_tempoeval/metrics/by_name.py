@@ -8,7 +8,7 @@ the same result.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 from pytest_tempoeval.errors import MetricError
 from pytest_tempoeval.metrics.measures import Measure, parse_measure
@@ -25,6 +25,35 @@ from pytest_tempoeval.metrics.scoring import (
 
 if TYPE_CHECKING:  # the judge's protocol module: imported by llm mode only
     from pytest_tempoeval.metrics.llm_judgments import Judge
+    from pytest_tempoeval.metrics.periods import Periods, PeriodSlicing
+
+
+@overload
+def evaluate(
+    run: RunLike,
+    gold: GoldLike,
+    measures: Iterable[str | Measure],
+    *,
+    judge: Judge | None = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    empty: str = "exclude",
+    by_period: None = None,
+) -> dict[str, MetricResult]: ...
+
+
+@overload
+def evaluate(
+    run: RunLike,
+    gold: GoldLike,
+    measures: Iterable[str | Measure],
+    *,
+    judge: Judge | None = None,
+    strict: bool = False,
+    fail_on_excluded: bool | None = None,
+    empty: str = "exclude",
+    by_period: PeriodSlicing,
+) -> dict[str, Periods[MetricResult]]: ...
 
 
 def evaluate(
@@ -36,18 +65,28 @@ def evaluate(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
     empty: str = "exclude",
-) -> dict[str, MetricResult]:
+    by_period: PeriodSlicing | None = None,
+) -> dict[str, MetricResult] | dict[str, Periods[MetricResult]]:
     """One :class:`MetricResult` per measure, keyed by the measure string as given.
 
     Every measure is parsed before any is scored, so a misspelled one fails at once. ``judge`` is
-    used by the llm-mode measures (``T-nDCG(mode=llm)@10``)."""
+    used by the llm-mode measures (``T-nDCG(mode=llm)@10``). With ``by_period`` (``"decade"``,
+    ``"year"``, ``"century"``, boundary years, or a function from a gold query to a label), each
+    measure's result sliced by period instead (:meth:`MetricResult.by_period`): measure ->
+    period -> result, ``evaluate(...)["T-nDCG@10"]["1990-1999"]``, the whole result at
+    ``.overall``."""
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     parsed = {str(text) if isinstance(text, Measure) else text: _parsed(text) for text in measures}
     if not parsed:
         raise MetricError("no measures given; e.g. evaluate(run, gold, ['nDCG@10', 'P@5'])")
+    slicing = None
+    if by_period is not None:  # a bad slicing fails before anything is scored
+        from pytest_tempoeval.metrics.periods import as_slicing
+
+        slicing = as_slicing(by_period)
     gold, run = as_gold_set(gold), as_run(run)  # load once for them all
-    return {
+    results = {
         text: score(
             measure,
             run,
@@ -59,6 +98,9 @@ def evaluate(
         )
         for text, measure in parsed.items()
     }
+    if slicing is None:
+        return results
+    return {text: result.by_period(slicing) for text, result in results.items()}
 
 
 def score(

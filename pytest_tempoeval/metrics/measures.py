@@ -199,6 +199,12 @@ def _family(name: str, text: str) -> Family:
         canonical = ALIASES.get(folded[0], folded[0]) if folded else None
     if canonical is None and (why := why_not_supported(name)) is not None:
         raise MetricError(f"measure {text!r}: {why} (docs/measures.md lists every measure)")
+    if canonical is None and name.lower() == "t-persistence":  # a ratio of periods: no name
+        raise MetricError(
+            f"measure {text!r}: T-Persistence is a ratio of two periods' scores, not a score per "
+            "query: call temporal_persistence(evaluate(run, gold, ['T-nDCG@10'])['T-nDCG@10'], "
+            "early='2000-2009', late='2010-2019') (docs/metrics.md)"
+        )
     if canonical is None:
         known = [*FAMILIES, *ALIASES]
         close = closest_match(name, known, cutoff=0.5)

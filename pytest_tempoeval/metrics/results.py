@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Self
 
@@ -20,6 +20,7 @@ from pytest_tempoeval.errors import MetricError
 # metrics.explain is imported by the methods that word an explanation: printing needs none.
 if TYPE_CHECKING:
     from pytest_tempoeval.metrics.explain import QueryExplanation
+    from pytest_tempoeval.metrics.periods import Periods, PeriodSlicing, Slicing
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
 _OPERATORS: dict[str, Callable[[float, float], bool]] = {
@@ -98,6 +99,11 @@ class MetricResult(float):
     # Why nothing was judged: a judged call a dry run stopped (the plugin skips its test). Its
     # comparisons hold and record nothing, so the test goes on to its other judged calls.
     judge_dry_run = ""
+    # By period (:meth:`by_period`): the period whose queries this result covers ("" for all).
+    period = ""
+    # Why the baseline gate refuses this result ("": it can be gated); a ratio of two means is no
+    # mean of per-query scores (T-Persistence).
+    gate_refusal = ""
 
     def __new__(
         cls,
@@ -208,7 +214,12 @@ class MetricResult(float):
 
     @property
     def label(self) -> str:
-        """The name shown in summaries and reports: the measure string."""
+        """The name shown in summaries and reports: the measure string, and for one period of a
+        result sliced by period, which (``T-nDCG@10 on queries about 1990-1999``)."""
+        if self.period:
+            from pytest_tempoeval.metrics.periods import period_phrase
+
+            return f"{self.measure} on {period_phrase(self.period)}"
         return self.measure
 
     @property
@@ -415,6 +426,103 @@ class MetricResult(float):
         explanation: ``assert_temporal_ndcg(...) >= 0.8`` works as a bare statement."""
         self.raise_on_failure = True
         return self
+
+    # -- periods (the grouping is metrics/periods.py's) ---------------------------------------
+
+    @property
+    def gold_set(self) -> Any:
+        """The GoldSet this result was scored against (None: built by hand, or rebuilt in another
+        process)."""
+        return self._details.gold
+
+    def by_period(self, by: PeriodSlicing | Slicing = "decade") -> Periods[MetricResult]:
+        """This result per period: queries grouped by their focus time's start year, each period a
+        result over its queries (mean, count, excluded queries), in time order. ``by``:
+        ``"year"``, ``"decade"``, ``"century"``, boundary years (``[1990, 2000, 2010]``), or a
+        function from a gold query to its period's label. A query with no focus time is in the
+        period ``"no focus time"``."""
+        from pytest_tempoeval.metrics.periods import slice_by_period
+
+        return slice_by_period(self, by)
+
+    def only(self, queries: Collection[str], period: str) -> MetricResult:
+        """This result over ``queries`` alone (the ``period`` they are about): their scores and
+        exclusions, aggregated as the measure aggregates (mean, geometric mean, sum). Checks,
+        explanations and the gate read it as any result; what it says about retrieved ids it
+        does not know is the whole result's (ids are not told apart by query)."""
+        counted, left_out = self.per_query, self.excluded
+        scores = {query: counted[query] for query in queries if query in counted}
+        excluded = {query: left_out[query] for query in queries if query in left_out}
+        aggregate = _aggregate_of(self)
+        value = None
+        if aggregate != "mean":
+            from pytest_tempoeval.metrics.kernels import aggregate as aggregated
+
+            value = aggregated(np.array(list(scores.values()), dtype=np.float64), aggregate)
+        details, whole = self._details, self
+
+        def judged() -> dict[str, float]:
+            shares = whole.judged or {}
+            return {query: shares[query] for query in queries if query in shares}
+
+        def extra() -> dict[str, Any]:  # the whole result's, but its counts of queries
+            return {key: value for key, value in whole.extra.items() if key in _WHOLE_NOTES}
+
+        part = MetricResult(
+            name=self.name,
+            k=self.k,
+            mode=self.mode,
+            per_query=scores,
+            excluded=excluded,
+            explain_query=details.explain_query,
+            gold=details.gold,
+            fail_on_excluded=self.fail_on_excluded,
+            measure=self.measure,
+            judged=None if details.judged is None else judged,
+            value=value,
+            later_extra=extra,
+            some_known=details.some_known,
+        )
+        part.period = period
+        part.raise_on_failure = self.raise_on_failure
+        part.judge_dry_run = self.judge_dry_run
+        return part
+
+
+# What a period's result keeps of its whole result's extra: what no query owns (the judge, the run
+# queries the gold set lacks) and the retrieved ids it does not know, which fail its checks as they
+# fail the whole result's (ini tempoeval_fail_on_unknown_ids). Counts over every query (unjudged
+# documents, queries missing from the run, short rankings) would misstate a period: left out.
+_WHOLE_NOTES = frozenset(
+    {
+        "judge_model",
+        "ignored_run_queries",
+        "unknown_ids",
+        "retrieved_ids",
+        "unknown_examples",
+        "run_retrieved_ids",
+        "gold_id_examples",
+    }
+)
+
+
+def _aggregate_of(result: MetricResult) -> str:
+    """How the result's measure aggregates its per-query scores (specs.Aggregate): its spec's, or
+    the mean for a result built by hand whose value is its mean."""
+    from pytest_tempoeval.errors import TempoEvalError
+    from pytest_tempoeval.metrics.measures import parse_measure
+
+    try:
+        return str(parse_measure(result.measure).family.aggregate)
+    except TempoEvalError:
+        pass
+    scores = list(result.per_query.values())
+    if not scores or math.isclose(float(result), math.fsum(scores) / len(scores), abs_tol=1e-12):
+        return "mean"
+    raise MetricError(
+        f"{result.label} cannot be sliced by period: its value {float(result)!r} is not the mean "
+        "of its per-query scores, and its measure names no known aggregate"
+    )
 
 
 def _rebuilt(cls: type[MetricResult], arguments: dict[str, Any]) -> MetricResult:

@@ -31,6 +31,11 @@ BAD_INI = [
         "hlom",
         "must be one of none, holm, got 'hlom' (did you mean 'holm'?)",
     ),
+    (
+        "tempoeval_by_period",
+        "decades",
+        ": unknown period 'decades' (did you mean 'decade'?); by_period takes 'year', *",
+    ),
     ("tempoeval_fail_on_excluded", "maybe", "must be true or false*"),
     ("tempoeval_fail_on_unknown_ids", "sometimes", "must be true or false*"),
 ]
@@ -81,7 +86,7 @@ def test_every_setting_is_declared_and_each_with_a_value_is_tested(
     declared = set(re.findall(r"^  (tempoeval_\w+) \(", shown, re.MULTILINE))
     declared |= set(re.findall(r"^  (--tempoeval-[\w-]+)", shown, re.MULTILINE))
     tested = {key for key, _, _ in BAD_INI + BAD_OPTIONS}
-    assert len(declared) == 21
+    assert len(declared) == 22
     assert declared == tested | FREE
 
 
