@@ -61,10 +61,15 @@ def label(queries: int, docs: int | str, judged: int) -> str:
 
 
 def run(ctx: Context) -> dict[str, Any]:
+    return compare_shapes(ctx, ctx.pick(SHAPES, QUICK_SHAPES))
+
+
+def compare_shapes(ctx: Context, shapes: list[tuple[int, int | str, int]]) -> dict[str, Any]:
+    """Both tools on each shape, alternating ``ctx.repeats`` rounds (also run by cli_start_up)."""
     binary = find_binary()
     version = subprocess.run([binary, "-v"], capture_output=True, text=True, check=False)
     rows, targets = [], []
-    for queries, docs, judged in ctx.pick(SHAPES, QUICK_SHAPES):
+    for queries, docs, judged in shapes:
         name = label(queries, docs, judged)
         data = ctx.workdir / f"trec_{queries}_{docs}_{judged}"
         shape = {"shape": docs} if isinstance(docs, str) else {"docs": docs, "judged": judged}
@@ -108,7 +113,7 @@ def run(ctx: Context) -> dict[str, Any]:
     }
     ratios = ", ".join(f"{row[4]:.3g} ({row[0]})" for row in rows)
     return {
-        "params": {"shapes": ctx.pick(SHAPES, QUICK_SHAPES), "binary": str(binary)},
+        "params": {"shapes": shapes, "binary": str(binary)},
         "tables": [table],
         "targets": targets,
         "headline": f"time tempoeval / trec_eval: {ratios}",
