@@ -19,6 +19,7 @@ from pytest_tempoeval.errors import MetricError
 
 # metrics.explain is imported by the methods that word an explanation: printing needs none.
 if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.diagnostics import TemporalDiagnostics
     from pytest_tempoeval.metrics.explain import QueryExplanation
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
@@ -78,6 +79,8 @@ class _Details:
     # whether some retrieved rank has a known relevance (so its id is known): cheaper than
     # counting the ids the gold set does not know, which only "no" needs
     some_known: Callable[[], bool] | None = None
+    # temporal diagnostics (issue 28), or the function computing them when first asked for
+    temporal: TemporalDiagnostics | Callable[[], TemporalDiagnostics | None] | None = None
 
 
 class MetricResult(float):
@@ -114,6 +117,7 @@ class MetricResult(float):
         value: float | None = None,
         later_extra: Callable[[], dict[str, Any]] | None = None,
         some_known: Callable[[], bool] | None = None,
+        temporal: TemporalDiagnostics | Callable[[], TemporalDiagnostics | None] | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -137,6 +141,7 @@ class MetricResult(float):
             judged=judged,
             later_extra=later_extra,
             some_known=some_known,
+            temporal=temporal,
         )
         return self
 
@@ -201,6 +206,20 @@ class MetricResult(float):
             return None
         return judged._as_dict() if isinstance(judged, QueryScores) else dict(judged)
 
+    # -- temporal diagnostics (issue 28; computed in :mod:`.diagnostics`) --------------------------
+
+    @property
+    def temporal_diagnostics(self) -> TemporalDiagnostics | None:
+        """Where in time the counted queries' top k documents are against the years each query
+        was read as: the mean offset (years, negative = older) and the share from the future,
+        averaged over the queries that have them, with the queries and documents without a focus
+        time counted apart. None when the gold set gives no query a focus time. Computed when
+        first asked for (docs/focus-time.md, "Temporal diagnostics")."""
+        temporal = self._details.temporal
+        if callable(temporal):
+            temporal = self._details.temporal = temporal()
+        return temporal
+
     @property
     def label(self) -> str:
         """The name shown in summaries and reports: the measure string."""
@@ -243,6 +262,7 @@ class MetricResult(float):
             "fail_on_excluded": self.fail_on_excluded,
             "measure": self.measure,
             "judged": self.judged,
+            "temporal": self.temporal_diagnostics,
             "value": float(self),
         }
         state = {key: value for key, value in vars(self).items() if key != "_details"}

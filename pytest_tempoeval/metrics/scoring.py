@@ -32,6 +32,7 @@ from pytest_tempoeval.metrics.alignment import (
     short_rankings,
     unknown_ids,
 )
+from pytest_tempoeval.metrics.diagnostics import query_figures_of, summary_of
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
@@ -44,6 +45,7 @@ from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 from pytest_tempoeval.metrics.specs import Aggregate, Empty, MeasureSpec, Mode, ParamValue
 
 if TYPE_CHECKING:  # imported by llm mode, and by explanations, only
+    from pytest_tempoeval.metrics.diagnostics import QueryFigures
     from pytest_tempoeval.metrics.explain import QueryExplanation
     from pytest_tempoeval.metrics.llm_judgments import Judge
 
@@ -350,6 +352,8 @@ def _package(
     value = None  # the mean, computed by MetricResult
     if spec.aggregate != Aggregate.MEAN:
         value = kernels.aggregate(scores[counted], spec.aggregate)
+    # temporal diagnostics (issue 28): computed when an explanation, a report or a baseline asks
+    figures = query_figures_of(scoring.run, scoring.gold, scoring.k or DEFAULT_K)
     result = MetricResult(
         value=value,
         name=spec.function,
@@ -357,7 +361,7 @@ def _package(
         mode=mode.value,
         per_query=QueryScores(ids, scores, counted),
         excluded={ids[i]: reason for i, reason in sorted(excluded.items())},
-        explain_query=_explainer(whole, scoring, spec.binary),
+        explain_query=_explainer(whole, scoring, spec.binary, figures),
         extra=extra if relevance.complete else {**unjudged(), **extra},
         gold=scoring.gold,
         fail_on_excluded=scoring.fail_on_excluded,
@@ -365,6 +369,7 @@ def _package(
         judged=judged_shares,
         later_extra=later,
         some_known=some_known,
+        temporal=lambda: summary_of(figures(), counted),
     )
     result.judge_dry_run = relevance.judge_dry_run
     return result
@@ -378,7 +383,10 @@ def _judged_shares(relevance: Relevance, scoring: Scoring) -> QueryScores:
 
 
 def _explainer(
-    whole: Callable[[], Relevance], scoring: Scoring, binary: bool
+    whole: Callable[[], Relevance],
+    scoring: Scoring,
+    binary: bool,
+    figures: Callable[[], QueryFigures | None],
 ) -> Callable[[str], QueryExplanation]:
     """What a query retrieved, with the relevance the score used, and the ideal ranking it was
     measured against (the same one: :attr:`Relevance.ideal_documents`)."""
@@ -406,6 +414,13 @@ def _explainer(
         )
         if relevance.notes and position in relevance.notes:
             notes.append(relevance.notes[position])
-        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes))
+        temporal = figures()
+        return QueryExplanation(
+            query_id,
+            retrieved,
+            ideal,
+            "; ".join(notes),
+            None if temporal is None else temporal.query(position),
+        )
 
     return explain
