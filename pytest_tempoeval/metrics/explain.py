@@ -8,8 +8,8 @@ carries the essentials: metric, score, threshold, counted/excluded queries and t
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_tempoeval.constants import WORST_EXPLAINED, WORST_NAMED
@@ -26,8 +26,17 @@ class QueryExplanation:
     retrieved: list[tuple[str, float | None]]  # (doc id, relevance; None = unknown) in rank order
     ideal: list[tuple[str, float]]  # the best documents known, best first
     note: str = ""
-    # its years and where its top k are in time; None when the gold set gives no query years
-    temporal: QueryTemporal | None = None
+    # computes its temporal diagnostics when first read (:attr:`temporal`): the plugin explains
+    # the worst queries of every check, and only a report that shows them needs them
+    temporal_of: Callable[[], QueryTemporal | None] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    @property
+    def temporal(self) -> QueryTemporal | None:
+        """Its years and where its top k are in time; None when the gold set gives no query a
+        focus time."""
+        return None if self.temporal_of is None else self.temporal_of()
 
 
 class Explained(Protocol):

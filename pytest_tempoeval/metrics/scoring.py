@@ -45,7 +45,7 @@ from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 from pytest_tempoeval.metrics.specs import Aggregate, Empty, MeasureSpec, Mode, ParamValue
 
 if TYPE_CHECKING:  # imported by llm mode, and by explanations, only
-    from pytest_tempoeval.metrics.diagnostics import QueryFigures
+    from pytest_tempoeval.metrics.diagnostics import QueryFigures, QueryTemporal
     from pytest_tempoeval.metrics.explain import QueryExplanation
     from pytest_tempoeval.metrics.llm_judgments import Judge
 
@@ -414,13 +414,11 @@ def _explainer(
         )
         if relevance.notes and position in relevance.notes:
             notes.append(relevance.notes[position])
-        temporal = figures()
-        return QueryExplanation(
-            query_id,
-            retrieved,
-            ideal,
-            "; ".join(notes),
-            None if temporal is None else temporal.query(position),
-        )
+
+        def temporal() -> QueryTemporal | None:  # when read: the figures are kept on the run
+            computed = figures()
+            return None if computed is None else computed.query(position)
+
+        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes), temporal)
 
     return explain

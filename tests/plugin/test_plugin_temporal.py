@@ -129,3 +129,37 @@ def test_a_baseline_written_before_the_figures_still_gates_and_says_so(
     done.assert_outcomes(passed=1)
     (check,) = json.loads((suite.path / "r.json").read_text())["checks"]
     assert check["note"] == "temporal figures not in the baseline: re-baseline to record them"
+
+
+def test_a_check_row_computes_them_only_for_a_report_that_shows_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pytest_tempoeval import GoldSet, Run, ndcg
+    from pytest_tempoeval.metrics import diagnostics
+    from pytest_tempoeval.metrics.checks import Check
+    from pytest_tempoeval.session import CheckRow
+
+    calls = []
+    compute = diagnostics._query_figures
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return compute(*args)
+
+    monkeypatch.setattr(diagnostics, "_query_figures", counted)
+    gold = GoldSet.from_dict(
+        {
+            "version": 1,
+            "documents": {"a": {"text": "In 1990."}, "b": {"text": "In 2000."}},
+            "queries": [{"id": "q", "text": "In 2000", "relevant": {"b": 1}}],
+        }
+    )
+    result = ndcg(Run({"q": ["a", "b"]}), gold, k=2)
+    check = Check(result=result, op=">=", threshold=0.5, passed=True)
+    plain = CheckRow.from_check("t.py::t", 0, check)
+    assert plain.temporal is None and "temporal" not in plain.worst[0] and calls == []
+    shown = CheckRow.from_check("t.py::t", 1, check, temporal=True)
+    assert len(calls) == 1
+    # a (1990) is 10 years older than the query, b (2000) on it: (-10 + 0) / 2
+    assert shown.temporal is not None and shown.temporal["mean_offset"] == -5.0
+    assert shown.worst[0]["temporal"]["years"] == "2000"
