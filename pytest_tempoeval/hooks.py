@@ -96,12 +96,17 @@ class Checks:
     """The test's metric checks: recorded while its body runs, failed when they were not asserted,
     and carried on its reports (with JUnit properties)."""
 
+    def __init__(self, temporal: bool = False) -> None:
+        # Whether the rows carry the temporal diagnostics: only a JSON or HTML report shows them,
+        # and computing them is work the scores did not need.
+        self.temporal = temporal
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         """A recorder while the test's body runs; its rows go on its report."""
         if not item.stash.get(USES, False):
             return (yield)
-        recorder, rows = TempoEvalSession.recorder_for(item.nodeid)
+        recorder, rows = TempoEvalSession.recorder_for(item.nodeid, self.temporal)
         item.stash[ROWS] = rows
         active_recorders.append(recorder)
         try:

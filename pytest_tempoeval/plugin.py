@@ -82,7 +82,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     plugins = config.pluginmanager  # each job its own hooks; the last registered wraps the others
     if used and not plugins.has_plugin("tempoeval-checks"):
         settings = config.stash[SESSION].settings
-        plugins.register(Checks(), "tempoeval-checks")
+        temporal = bool(settings.json_path or settings.html_path)  # the reports showing them
+        plugins.register(Checks(temporal), "tempoeval-checks")
         if settings.trim_failures:
             plugins.register(Trimming(), "tempoeval-trimming")
         if settings.judge_dry_run:

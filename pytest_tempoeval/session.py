@@ -82,6 +82,9 @@ class CheckRow:
     unknown_ids: int = 0  # retrieved ids the gold set does not know (the note says which)
     retrieved_ids: int = 0
     unasserted: str = ""  # failed without ``assert``: the failure message its test got
+    # Temporal diagnostics (TemporalDiagnostics.to_dict()), when a JSON or HTML report is written
+    # and the gold set gives queries focus times; None otherwise.
+    temporal: dict[str, Any] | None = None
 
     @property
     def status(self) -> CheckStatus:
@@ -90,7 +93,8 @@ class CheckRow:
         return CheckStatus.PASS if self.passed else CheckStatus.FAIL
 
     @classmethod
-    def from_check(cls, test: str, sequence: int, check: Check) -> CheckRow:
+    def from_check(cls, test: str, sequence: int, check: Check, temporal: bool = False) -> CheckRow:
+        """``temporal``: with the temporal diagnostics (computed for a report that shows them)."""
         # Here, not at start-up: a suite that never makes a check never loads the explanations.
         from pytest_tempoeval.metrics.explain import score_notes
 
@@ -117,7 +121,7 @@ class CheckRow:
             p_value=check.p_value,
             note=note,
             baseline_per_query=dict(check.baseline_scores or {}),
-            worst=_worst_explained(result),
+            worst=_worst_explained(result, temporal),
             ignored_run_queries=ignored,
             alpha=check.alpha,
             pending=bool(check.pending_message),
@@ -125,6 +129,7 @@ class CheckRow:
             unknown_ids=result.extra.get("unknown_ids", 0),
             retrieved_ids=result.extra.get("retrieved_ids", 0),
             unasserted=check.unasserted,
+            temporal=_temporal_figures(result) if temporal else None,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,22 +140,30 @@ class CheckRow:
         return cls(**{key: value for key, value in data.items() if key != "status"})
 
 
-def _worst_explained(result: Any) -> list[dict[str, Any]]:
+def _worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]]:
     """The worst queries with what was retrieved and what an ideal ranking holds (plain data: it
-    travels from xdist workers)."""
+    travels from xdist workers); with ``temporal``, their years and figures too."""
     worst = []
     for query_id in result.worst(WORST_EXPLAINED):
         detail = result.explain_query(query_id)
-        worst.append(
-            {
-                "query": query_id,
-                "score": result.per_query[query_id],
-                "retrieved": [list(pair) for pair in detail.retrieved] if detail else [],
-                "ideal": [list(pair) for pair in detail.ideal] if detail else [],
-                "note": detail.note if detail else "",
-            }
-        )
+        entry = {
+            "query": query_id,
+            "score": result.per_query[query_id],
+            "retrieved": [list(pair) for pair in detail.retrieved] if detail else [],
+            "ideal": [list(pair) for pair in detail.ideal] if detail else [],
+            "note": detail.note if detail else "",
+        }
+        if temporal and detail is not None and detail.temporal is not None:
+            entry["temporal"] = detail.temporal.to_dict()
+        worst.append(entry)
     return worst
+
+
+def _temporal_figures(result: Any) -> dict[str, Any] | None:
+    """A result's temporal diagnostics as plain data (None: its gold set gives no query a focus
+    time, or it was not computed from one)."""
+    diagnostics = getattr(result, "temporal_diagnostics", None)
+    return None if diagnostics is None else diagnostics.to_dict()
 
 
 def add_counters(
@@ -261,13 +274,14 @@ class TempoEvalSession:
         return self.settings.judge_prices
 
     @staticmethod
-    def recorder_for(test: str) -> tuple[Recorder, list[CheckRow]]:
+    def recorder_for(test: str, temporal: bool = False) -> tuple[Recorder, list[CheckRow]]:
         """A recorder that turns the checks made by ``test`` into rows (returned). They reach the
-        session on the test's report (:meth:`add_reported`)."""
+        session on the test's report (:meth:`add_reported`). ``temporal``: the rows carry the
+        temporal diagnostics (a JSON or HTML report shows them)."""
         rows: list[CheckRow] = []
 
         def record(check: Check) -> None:
-            rows.append(CheckRow.from_check(test, len(rows), check))
+            rows.append(CheckRow.from_check(test, len(rows), check, temporal))
 
         return record, rows
 

@@ -271,6 +271,14 @@ class GoldSet:
     def line_of(self, query_id: str) -> int | None:
         return self.queries[query_id].line
 
+    def query_focus_times(self) -> list[FocusTime | None]:
+        """Each query's focus time (None: none given or found in its text), in ``query_ids``
+        order; for a qrels file without building its queries."""
+        if "_queries" not in self.__dict__:
+            texts = self._query_texts
+            return [texts[key][1] if key in texts else None for key in self.query_ids]
+        return [query.focus_time for query in self._queries.values()]
+
     # -- derived data -----------------------------------------------------------------------------
 
     @property

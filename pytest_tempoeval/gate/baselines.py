@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -64,7 +64,7 @@ from pytest_tempoeval.gate.verdict import (
     valid_alpha,
     valid_max_drop,
 )
-from pytest_tempoeval.metrics.explain import query_lines
+from pytest_tempoeval.metrics.explain import format_offset, query_lines
 from pytest_tempoeval.metrics.results import MetricResult
 
 if TYPE_CHECKING:
@@ -108,6 +108,8 @@ class BaselineComparison:
     periods: tuple[PeriodComparison, ...] = ()
     by_period: str = ""
     period_note: str = ""
+    # "retrieved documents moved 6.2 years older on average ...": the temporal diagnostics' change
+    temporal_note: str = ""
 
     @property
     def delta(self) -> float | None:
@@ -126,7 +128,10 @@ class BaselineComparison:
     def note(self) -> str:
         verdict = _VERDICT_NOTES.get(self.status, "")
         return "; ".join(
-            filter(None, [verdict, self.judged_note, self.gold_note, self.period_note])
+            filter(
+                None,
+                [verdict, self.judged_note, self.gold_note, self.period_note, self.temporal_note],
+            )
         )
 
     @property
@@ -152,7 +157,9 @@ class BaselineComparison:
             "drop allowed "
             f"{self.max_drop:g}), {test}, {self.queries} paired queries"
         )
-        return "\n  ".join(filter(None, [line, self.judged_note, self.gold_note]))
+        return "\n  ".join(
+            filter(None, [line, self.judged_note, self.gold_note, self.temporal_note])
+        )
 
 
 def compare(
@@ -252,6 +259,9 @@ def entry_for(result: Any) -> dict[str, Any]:
     starts = _period_starts(result)
     if starts is not None:  # each query's period as written, for checks by period
         entry["focus_start"] = starts
+    temporal = temporal_entry(result)
+    if temporal is not None:
+        entry["temporal"] = temporal
     return entry
 
 
@@ -437,7 +447,13 @@ class BaselineStore:
             comparison = compare(
                 key, baseline_scores, entry["per_query"], max_drop, alpha, seed, judged=judged
             )
-            comparison = replace(comparison, gold_note=gold_note)
+            comparison = replace(
+                comparison,
+                gold_note=gold_note,
+                temporal_note=temporal_note(
+                    stored.get("temporal"), entry.get("temporal"), baseline_scores
+                ),
+            )
             if slicing is not None:
                 comparison = self._by_period(
                     comparison, result, slicing, explicit, stored, baseline_scores, seed
@@ -828,6 +844,10 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
                 raise broken(
                     f"result {key!r}, query {query!r}: Judged@k {share!r} is not in [0, 1]"
                 )
+        if "temporal" in entry:  # written since the temporal diagnostics; older files have none
+            problem = _temporal_problem(entry["temporal"])
+            if problem is not None:
+                raise broken(f"result {key!r}: {problem}")
     return data
 
 
@@ -843,6 +863,89 @@ def _owner(path: Path) -> str | None:
         return None
     owner = data.get("test") if isinstance(data, dict) else None
     return owner if isinstance(owner, str) else None
+
+
+# -- temporal diagnostics (issue 28): stored with each entry, their change named in the note --
+
+# A change of the paired queries' mean offset of at least this many years, or of their share of
+# documents from the future of at least this much, is named in the check's note (docs/baselines.md).
+OFFSET_CHANGE_NOTED = 1.0
+FUTURE_CHANGE_NOTED = 0.05
+TEMPORAL_NOT_RECORDED = "temporal figures not in the baseline: re-baseline to record them"
+_CHANGE_TOLERANCE = 1e-9  # means of the same values summed in another order differ by ulps
+
+
+def temporal_entry(result: Any) -> dict[str, Any] | None:
+    """What a baseline stores of a result's temporal diagnostics: the two means, their counts and
+    each query's two figures (so a later check pairs them by query); None without them."""
+    diagnostics = getattr(result, "temporal_diagnostics", None)
+    return None if diagnostics is None else diagnostics.to_dict(per_query=True)
+
+
+def temporal_note(
+    stored: dict[str, Any] | None, current: dict[str, Any] | None, queries: Iterable[str]
+) -> str:
+    """The change of the temporal diagnostics over the compared ``queries`` that have them in
+    both, when notable (OFFSET_CHANGE_NOTED, FUTURE_CHANGE_NOTED): ``retrieved documents moved
+    6.2 years older on average (mean offset +0.0 -> -6.2 years over 12 queries); documents from
+    the future 0.0% -> 25.0%``. Says so when the baseline has no figures and the result has;
+    empty otherwise."""
+    if current is None:
+        return ""
+    if stored is None:
+        return TEMPORAL_NOT_RECORDED
+    before, after = stored["per_query"], current["per_query"]
+    paired = [query for query in queries if query in before and query in after]
+    if not paired or stored.get("k") != current.get("k"):
+        return ""
+    old_offset = math.fsum(before[query][0] for query in paired) / len(paired)
+    new_offset = math.fsum(after[query][0] for query in paired) / len(paired)
+    old_future = math.fsum(before[query][1] for query in paired) / len(paired)
+    new_future = math.fsum(after[query][1] for query in paired) / len(paired)
+    parts = []
+    moved = new_offset - old_offset
+    if abs(moved) >= OFFSET_CHANGE_NOTED - _CHANGE_TOLERANCE:
+        parts.append(
+            f"retrieved documents moved {abs(moved):.1f} years "
+            f"{'older' if moved < 0 else 'newer'} on average (mean offset "
+            f"{format_offset(old_offset)} -> {format_offset(new_offset)} years over "
+            f"{_counted(paired, 'query', 'queries')})"
+        )
+    if abs(new_future - old_future) >= FUTURE_CHANGE_NOTED - _CHANGE_TOLERANCE:
+        parts.append(f"documents from the future {old_future:.1%} -> {new_future:.1%}")
+    return "; ".join(parts)
+
+
+def _temporal_problem(temporal: Any) -> str | None:
+    """What is wrong with a stored entry's temporal figures, or None."""
+    if not isinstance(temporal, dict) or not isinstance(temporal.get("per_query"), dict):
+        return "'temporal' is not an object with a 'per_query' object"
+    if not _whole_number(temporal.get("k")) or temporal["k"] < 1:
+        return f"'temporal' k {temporal.get('k')!r} is not a positive integer"
+    for query, pair in temporal["per_query"].items():
+        if (
+            not isinstance(pair, list)
+            or len(pair) != 2
+            or not all(_real(value) for value in pair)
+            or abs(pair[0]) > _OFFSET_BOUND
+            or not 0 <= pair[1] <= 1
+        ):
+            return (
+                f"query {query!r}: temporal figures {pair!r} are not [mean offset in years, share "
+                "from the future in [0, 1]]"
+            )
+    return None
+
+
+_OFFSET_BOUND = 9999  # years: focus times lie in 1..9999
+
+
+def _real(value: Any) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and _finite(value)
+
+
+def _whole_number(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _finite(value: float) -> bool:

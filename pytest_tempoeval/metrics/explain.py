@@ -8,11 +8,14 @@ carries the essentials: metric, score, threshold, counted/excluded queries and t
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_tempoeval.constants import WORST_EXPLAINED, WORST_NAMED
+
+if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.diagnostics import QueryTemporal, TemporalDiagnostics
 
 
 @dataclass(frozen=True)
@@ -23,6 +26,17 @@ class QueryExplanation:
     retrieved: list[tuple[str, float | None]]  # (doc id, relevance; None = unknown) in rank order
     ideal: list[tuple[str, float]]  # the best documents known, best first
     note: str = ""
+    # computes its temporal diagnostics when first read (:attr:`temporal`): the plugin explains
+    # the worst queries of every check, and only a report that shows them needs them
+    temporal_of: Callable[[], QueryTemporal | None] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    @property
+    def temporal(self) -> QueryTemporal | None:
+        """Its years and where its top k are in time; None when the gold set gives no query a
+        focus time."""
+        return None if self.temporal_of is None else self.temporal_of()
 
 
 class Explained(Protocol):
@@ -41,6 +55,8 @@ class Explained(Protocol):
     def extra(self) -> Mapping[str, Any]: ...
     @property
     def median(self) -> float: ...
+    @property
+    def temporal_diagnostics(self) -> TemporalDiagnostics | None: ...
     def __float__(self) -> float: ...
     def worst(self, n: int) -> list[str]: ...
     def explain_query(self, query_id: str) -> QueryExplanation | None: ...
@@ -171,6 +187,9 @@ def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
             f"  warning: {who} relevant ({_ids(judged)}): these ids are not BEIR's "
             "query-is-a-document kind; load with ignore_identical_ids=False"
         )
+    temporal = result.temporal_diagnostics
+    if temporal is not None:
+        lines.append(f"  {temporal_line(temporal.to_dict())}")
     for query_id in result.worst(n):
         lines.extend(query_lines(result, query_id))
     return "\n".join(lines)
@@ -196,6 +215,8 @@ def query_lines(result: Explained, query_id: str) -> list[str]:
     ]
     if detail.note:
         lines.append(f"{indent}{detail.note}")
+    if detail.temporal is not None:
+        lines.append(f"{indent}{query_temporal_line(detail.temporal.to_dict())}")
     return lines
 
 
@@ -289,3 +310,79 @@ def explain_comparison(result: Explained, op: str, threshold: float, verbose: in
         lines.append("per query (all, worst first):")
         lines += [f"  {q}: {result.per_query[q]:.6f}" for q in result.worst(len(result.per_query))]
     return lines
+
+
+# -- temporal diagnostics (issue 28): the words, from plain data (reports carry it from workers)
+
+
+def format_offset(years: float) -> str:
+    """A mean offset in years, signed, 1 decimal: ``-6.2`` (older), ``+1.5`` (newer), ``+0.0``."""
+    shown = round(years, 1) or 0.0  # no "-0.0"
+    return f"{shown:+.1f}"
+
+
+def format_years(years: str | None, runs_shown: int = 4) -> str:
+    """A query's years compactly: ``1990-1999``, ``2008, 2012``, ``none read``; a long list of
+    ranges is cut after ``runs_shown`` with the count of the rest."""
+    if not years:
+        return "none read"
+    runs = years.split(", ")
+    if len(runs) <= runs_shown:
+        return years
+    return f"{', '.join(runs[:runs_shown])} and {len(runs) - runs_shown} more"
+
+
+def query_temporal_line(figures: Mapping[str, Any]) -> str:
+    """``years: 1990-1999; top 10: mean offset -3.5 years, 1 of 8 from the future, 2 without a
+    focus time`` (:meth:`~.diagnostics.QueryTemporal.to_dict`)."""
+    years, top = figures["years"], f"top {figures['k']}"
+    if years is None:
+        return "years: none read (no focus time given or found in its text), so no offsets"
+    if not figures["retrieved"]:
+        return f"years: {format_years(years)}; {top}: nothing retrieved"
+    if not figures["dated"]:
+        documents = _count(figures["retrieved"], "document", "documents")
+        return f"years: {format_years(years)}; {top}: no focus time in its {documents}"
+    text = (
+        f"years: {format_years(years)}; {top}: mean offset {format_offset(figures['mean_offset'])}"
+        f" years, {figures['future']} of {figures['dated']} from the future"
+    )
+    undated = figures["retrieved"] - figures["dated"]
+    return text + (f", {undated} without a focus time" if undated else "")
+
+
+def temporal_line(figures: Mapping[str, Any]) -> str:
+    """``years: the top 10 are on average 3.2 years older than the query (mean offset -3.2),
+    12.5% from the future, over 40 queries; ...`` with the queries and documents without a focus
+    time counted (:meth:`~.diagnostics.TemporalDiagnostics.to_dict`)."""
+    queries, top = figures["queries"], f"top {figures['k']}"
+    if queries:
+        offset = format_offset(figures["mean_offset"])
+        text = (
+            f"years: the {top} are on average {_offset_words(offset)} (mean offset {offset}), "
+            f"{figures['future_share']:.1%} from the future, over "
+            f"{_count(queries, 'query', 'queries')}"
+        )
+    else:
+        text = f"years: no counted query has a focus time and a document with one in its {top}"
+    apart = []
+    if figures["without_years"]:
+        apart.append(f"{_count(figures['without_years'], 'query', 'queries')} without a focus time")
+    if figures["without_dated"]:
+        apart.append(
+            f"{_count(figures['without_dated'], 'query', 'queries')} whose {top} has no document "
+            "with one"
+        )
+    if figures["undated"]:
+        apart.append(
+            f"{figures['undated']} of {figures['retrieved']} retrieved documents without a focus "
+            "time"
+        )
+    return "; ".join([text, *apart])
+
+
+def _offset_words(offset: str) -> str:
+    """``3.2 years older than the query`` from a formatted offset (``-3.2``)."""
+    if offset == "+0.0":
+        return "0.0 years from the query"
+    return f"{offset[1:]} years {'older' if offset[0] == '-' else 'newer'} than the query"

@@ -10,6 +10,7 @@ import math
 import operator
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
@@ -19,6 +20,7 @@ from pytest_tempoeval.errors import MetricError
 
 # metrics.explain is imported by the methods that word an explanation: printing needs none.
 if TYPE_CHECKING:
+    from pytest_tempoeval.metrics.diagnostics import TemporalDiagnostics
     from pytest_tempoeval.metrics.explain import QueryExplanation
     from pytest_tempoeval.metrics.periods import Periods, PeriodSlicing, Slicing
 
@@ -81,6 +83,10 @@ class _Details:
     some_known: Callable[[], bool] | None = None
     # what the score read of each query, when more than its mode's (relevance.GOLD_READS)
     gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # temporal diagnostics (issue 28), or the function computing them when first asked for; the
+    # function also takes a subset of the queries (a period's, :meth:`MetricResult.only`)
+    temporal: TemporalDiagnostics | Callable[..., TemporalDiagnostics | None] | None = None
+    temporal_of: Callable[..., TemporalDiagnostics | None] | None = None
 
 
 class MetricResult(float):
@@ -123,6 +129,7 @@ class MetricResult(float):
         later_extra: Callable[[], dict[str, Any]] | None = None,
         some_known: Callable[[], bool] | None = None,
         gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+        temporal: TemporalDiagnostics | Callable[..., TemporalDiagnostics | None] | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -147,6 +154,8 @@ class MetricResult(float):
             later_extra=later_extra,
             some_known=some_known,
             gold_reads=gold_reads,
+            temporal=temporal,
+            temporal_of=temporal if callable(temporal) else None,
         )
         return self
 
@@ -212,6 +221,20 @@ class MetricResult(float):
             return None
         return judged._as_dict() if isinstance(judged, QueryScores) else dict(judged)
 
+    # -- temporal diagnostics (issue 28; computed in :mod:`.diagnostics`) --------------------------
+
+    @property
+    def temporal_diagnostics(self) -> TemporalDiagnostics | None:
+        """Where in time the counted queries' top k documents are against the years each query
+        was read as: the mean offset (years, negative = older) and the share from the future,
+        averaged over the queries that have them, with the queries and documents without a focus
+        time counted apart. None when the gold set gives no query a focus time. Computed when
+        first asked for (docs/focus-time.md, "Temporal diagnostics")."""
+        temporal = self._details.temporal
+        if callable(temporal):
+            temporal = self._details.temporal = temporal()
+        return temporal
+
     @property
     def label(self) -> str:
         """The name shown in summaries and reports: the measure string, and for one period of a
@@ -259,6 +282,7 @@ class MetricResult(float):
             "fail_on_excluded": self.fail_on_excluded,
             "measure": self.measure,
             "judged": self.judged,
+            "temporal": self.temporal_diagnostics,
             "value": float(self),
         }
         state = {key: value for key, value in vars(self).items() if key != "_details"}
@@ -482,6 +506,7 @@ class MetricResult(float):
             value=value,
             later_extra=extra,
             some_known=details.some_known,
+            temporal=None if details.temporal_of is None else partial(details.temporal_of, queries),
         )
         part.period = period
         part.raise_on_failure = self.raise_on_failure

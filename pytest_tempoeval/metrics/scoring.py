@@ -14,7 +14,7 @@ them; split, a reader would follow one call through several modules.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -35,6 +35,7 @@ from pytest_tempoeval.metrics.alignment import (
     short_rankings,
     unknown_ids,
 )
+from pytest_tempoeval.metrics.diagnostics import query_figures_of, summary_of
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
@@ -48,6 +49,11 @@ from pytest_tempoeval.metrics.results import MetricResult, QueryScores
 from pytest_tempoeval.metrics.specs import Aggregate, Empty, MeasureSpec, Mode, ParamValue
 
 if TYPE_CHECKING:  # imported by llm mode, and by explanations, only
+    from pytest_tempoeval.metrics.diagnostics import (
+        QueryFigures,
+        QueryTemporal,
+        TemporalDiagnostics,
+    )
     from pytest_tempoeval.metrics.explain import QueryExplanation
     from pytest_tempoeval.metrics.llm_judgments import Judge
 
@@ -372,6 +378,8 @@ def _package(
     value = None  # the mean, computed by MetricResult
     if spec.aggregate != Aggregate.MEAN:
         value = kernels.aggregate(scores[counted], spec.aggregate)
+    # temporal diagnostics (issue 28): computed when an explanation, a report or a baseline asks
+    figures = query_figures_of(scoring.run, scoring.gold, scoring.k or DEFAULT_K)
     result = MetricResult(
         value=value,
         name=spec.function,
@@ -379,7 +387,7 @@ def _package(
         mode=mode.value,
         per_query=QueryScores(ids, scores, counted),
         excluded={ids[i]: reason for i, reason in sorted(excluded.items())},
-        explain_query=_explainer(whole, scoring, spec.binary),
+        explain_query=_explainer(whole, scoring, spec.binary, figures),
         extra=extra if relevance.complete else {**unjudged(), **extra},
         gold=scoring.gold,
         fail_on_excluded=scoring.fail_on_excluded,
@@ -388,6 +396,7 @@ def _package(
         later_extra=later,
         some_known=some_known,
         gold_reads=relevance.gold_reads,
+        temporal=functools.partial(_temporal_of, figures, ids, counted),
     )
     result.judge_dry_run = relevance.judge_dry_run
     return result
@@ -400,8 +409,25 @@ def _judged_shares(relevance: Relevance, scoring: Scoring) -> QueryScores:
     return QueryScores(relevance.query_ids, shares, np.ones(shares.size, dtype=bool))
 
 
+def _temporal_of(
+    figures: Callable[[], QueryFigures | None],
+    ids: Sequence[str],
+    counted: np.ndarray,
+    queries: Collection[str] | None = None,
+) -> TemporalDiagnostics | None:
+    """The result's temporal diagnostics, over its counted queries, or over those of ``queries``
+    alone (a period's slice)."""
+    if queries is not None:
+        wanted = set(queries)
+        counted = counted & np.fromiter((query in wanted for query in ids), bool, len(ids))
+    return summary_of(figures(), counted)
+
+
 def _explainer(
-    whole: Callable[[], Relevance], scoring: Scoring, binary: bool
+    whole: Callable[[], Relevance],
+    scoring: Scoring,
+    binary: bool,
+    figures: Callable[[], QueryFigures | None],
 ) -> Callable[[str], QueryExplanation]:
     """What a query retrieved, with the relevance the score used, and the ideal ranking it was
     measured against (the same one: :attr:`Relevance.ideal_documents`)."""
@@ -429,6 +455,11 @@ def _explainer(
         )
         if relevance.notes and position in relevance.notes:
             notes.append(relevance.notes[position])
-        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes))
+
+        def temporal() -> QueryTemporal | None:  # when read: the figures are kept on the run
+            computed = figures()
+            return None if computed is None else computed.query(position)
+
+        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes), temporal)
 
     return explain

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import Any
 
 from pytest_tempoeval.constants import SCORE_TOLERANCE
-from pytest_tempoeval.metrics.explain import format_relevance, format_score
+from pytest_tempoeval.metrics.explain import (
+    format_offset,
+    format_relevance,
+    format_score,
+    format_years,
+    temporal_line,
+)
 from pytest_tempoeval.reports.text import checks_line, delta_cell, optional_number, threshold_cell
 from pytest_tempoeval.session import CheckRow, CheckStatus
 
@@ -108,6 +115,8 @@ def _section(number: int, row: CheckRow) -> str:
         f'<h2>{title} <span class="{row.status}">{row.status}</span></h2>',
         f"<p>{row.counted} queries counted, {row.excluded} excluded. {escape(_verdict(row))}</p>",
     ]
+    if row.temporal is not None:  # the temporal diagnostics: where in time the top k are
+        parts.append(_element("p", {"class": "temporal"}, escape(temporal_line(row.temporal))))
     if row.per_query:
         parts.append(chart(row))
     if row.worst:
@@ -199,7 +208,10 @@ def _swatch(color: str, label: str) -> str:
 
 
 def _worst_table(row: CheckRow) -> str:
-    head = ("query", "score", "baseline", "retrieved (relevance)", "ideal")
+    head: tuple[str, ...] = ("query", "score", "baseline", "retrieved (relevance)", "ideal")
+    temporal = row.temporal is not None
+    if temporal:
+        head += _TEMPORAL_COLUMNS
     lines = ['<table class="worst"><tr>' + "".join(f"<th>{name}</th>" for name in head) + "</tr>"]
     for entry in row.worst:
         query = entry["query"]
@@ -209,10 +221,31 @@ def _worst_table(row: CheckRow) -> str:
             f'<td><code>{escape(query)}</code></td><td class="num">{entry["score"]:.4f}</td>'
             f'<td class="num">{optional_number(old)}</td>'
             f"<td>{_ranking(entry['retrieved'])}</td><td>{_ranking(entry['ideal'])}</td>"
-            "</tr>"
+            + (_temporal_cells(entry.get("temporal")) if temporal else "")
+            + "</tr>"
         )
     lines.append("</table>")
     return "".join(lines)
+
+
+_TEMPORAL_COLUMNS = ("years", "mean offset (years)", "from the future")
+
+
+def _temporal_cells(figures: Mapping[str, Any] | None) -> str:
+    """A worst query's years, mean offset and documents from the future (of those with a focus
+    time in its top k), with those without one counted; "-" where a figure does not exist."""
+    if figures is None:
+        return "<td>-</td>" * len(_TEMPORAL_COLUMNS)
+    offset = figures["mean_offset"]
+    future = "-" if offset is None else f"{figures['future']} of {figures['dated']}"
+    undated = figures["retrieved"] - figures["dated"]
+    if undated:
+        future += f" ({undated} without a focus time)"
+    return (
+        f'<td class="nowrap">{escape(format_years(figures["years"]))}</td>'
+        f'<td class="num">{"-" if offset is None else format_offset(offset)}</td>'
+        f"<td>{escape(future)}</td>"
+    )
 
 
 def _ranking(pairs: list[list[object]]) -> str:

@@ -140,7 +140,8 @@ def test_fail_on_excluded_fails_the_check_naming_queries_and_reasons(
 @pytest.mark.parametrize(
     ("test", "message", "most_lines"),
     [
-        ("test_bare_helper", "AssertionError: nDCG@1 [gold] = 0.3333, needed >= 0.9", 18),
+        # 18 lines, and 4 of temporal diagnostics (issue 28): the result's, and one per query shown
+        ("test_bare_helper", "AssertionError: nDCG@1 [gold] = 0.3333, needed >= 0.9", 18 + 4),
         ("test_k_zero", "MetricError: k must be a positive integer (the rank cutoff), got 0", 10),
         ("test_run_error", "RunError: <run>: query 'q', rank 1: doc id is empty", 10),
     ],
