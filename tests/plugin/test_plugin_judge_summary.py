@@ -10,6 +10,8 @@ import pytest
 from pytest_tempoeval.judge.prices import PRICES, parse_prices, price_of
 from pytest_tempoeval.testing import FakeMessagesServer
 
+# its pytester sessions record in-process: the SDK is imported once, not per session
+pytestmark = pytest.mark.usefixtures("judge_sdk_stays_loaded")
 DOCS = 20
 DOCUMENTS = "".join(f'  d{i}: {{text: "Report of {2000 + i}."}}\n' for i in range(DOCS))
 QUERIES = '  - id: q1\n    text: "In 2005?"\n  - id: q2\n    text: "And in 2011?"\n'
