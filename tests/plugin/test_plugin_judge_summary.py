@@ -40,7 +40,7 @@ def test_live_then_replayed(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPa
     with FakeMessagesServer() as server:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        live = suite.runpytest_subprocess("--tempoeval-record-mode=once")  # stdout is a pipe
+        live = suite.runpytest("--tempoeval-record-mode=once")  # captured: not a terminal
     live.assert_outcomes(passed=1)
     output = live.stdout.str()
     assert "\r" not in output  # a log, not a terminal: no carriage returns
@@ -57,7 +57,7 @@ def test_live_then_replayed(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPa
     expected = price_of("claude-haiku-5-5").cost(tokens_in, tokens_out)
     assert float(match[3]) == pytest.approx(expected, rel=0.05)  # printed to 2 digits
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    replayed = suite.runpytest_subprocess()
+    replayed = suite.runpytest()
     replayed.assert_outcomes(passed=1)
     replayed.stdout.fnmatch_lines(
         ["LLM judge: 40 replayed from cassettes, 0 asked live (0 tokens)"]
