@@ -884,24 +884,49 @@ def test_alias_bomb(name: str, tmp_path: Path) -> None:
         assert outcome == "GoldSetError"
 
 
-@pytest.mark.parametrize(
-    "name", ["gold_yaml", "gold_json", "json_run", "baseline", "cassette_json", "cassette_yaml"]
-)
-def test_deep_nesting(name: str, tmp_path: Path) -> None:
-    """100,000 '[': checked in a child process, since a loader that overflows the C stack
-    crashes."""
-    path = tmp_path / f"deep{LOADERS[name].suffix}"
-    path.write_bytes(b"[" * 100_000)
+DEEP_LOADERS = ["gold_yaml", "gold_json", "json_run", "baseline", "cassette_json", "cassette_yaml"]
+
+
+def check_in_a_child(paths: dict[str, Path]) -> subprocess.CompletedProcess[str]:
+    """check_file for each loader on its file, one after the other, in a child process (a loader
+    that overflows the C stack crashes it); the child prints each loader's name once checked."""
     script = (
-        "import sys, test_fuzz_loaders as t;"
-        " t.check_file(t.LOADERS[sys.argv[1]], t.Path(sys.argv[2]))"
+        "import sys, test_fuzz_loaders as t\n"
+        "for name, path in zip(sys.argv[1::2], sys.argv[2::2]):\n"
+        "    t.check_file(t.LOADERS[name], t.Path(path))\n"
+        "    print(name, flush=True)\n"
     )
-    child = subprocess.run(
-        [sys.executable, "-c", script, name, str(path)],
+    arguments = [str(item) for pair in paths.items() for item in pair]
+    return subprocess.run(
+        [sys.executable, "-c", script, *arguments],
         cwd=Path(__file__).parent,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def deep_file(directory: Path, name: str) -> Path:
+    path = directory / f"deep{LOADERS[name].suffix}"
+    path.write_bytes(b"[" * 100_000)
+    return path
+
+
+@pytest.fixture(scope="module")
+def checked_together(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """The loaders that passed the check when one child checked them all: a child each spent
+    most of its second starting up. A loader that fails or crashes the shared child, and those
+    after it, are checked again alone (below), so each failure is its own."""
+    paths = {name: deep_file(tmp_path_factory.mktemp(name), name) for name in DEEP_LOADERS}
+    return set(check_in_a_child(paths).stdout.split())
+
+
+@pytest.mark.parametrize("name", DEEP_LOADERS)
+def test_deep_nesting(name: str, tmp_path: Path, checked_together: set[str]) -> None:
+    """100,000 '[': checked in a child process, since a loader that overflows the C stack
+    crashes."""
+    if name in checked_together:
+        return
+    child = check_in_a_child({name: deep_file(tmp_path, name)})
     assert child.returncode == 0, f"exit status {child.returncode}:\n{child.stderr[-3000:]}"
