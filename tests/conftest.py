@@ -47,3 +47,12 @@ def _inner_sessions_load_only_what_they_test(request: pytest.FixtureRequest) -> 
     monkeypatch = request.getfixturevalue("monkeypatch")
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setenv("PYTEST_PLUGINS", "pytest_tempoeval.plugin,xdist.plugin,xdist.looponfail")
+
+
+@pytest.fixture(scope="session")
+def judge_sdk_stays_loaded() -> None:
+    """Imports the anthropic SDK and vcrpy once per process, for tests whose pytester sessions
+    record judgments in-process. Those sessions unload every module they first import (see the
+    top of this file): each would import the SDK and vcrpy again, about 3 s of CPU every time."""
+    import anthropic  # noqa: F401
+    import vcr  # noqa: F401

@@ -8,6 +8,7 @@ upward import is still a dependency on the layer above.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import importlib.metadata
 import pkgutil
@@ -61,6 +62,7 @@ def layer_of(module: str) -> int:
     raise AssertionError(f"{module} is in no layer: add it to one (and to docs/architecture.md)")
 
 
+@functools.cache  # read when a test asks: every xdist worker imports this module
 def imports_of(module: str) -> set[str]:
     """Package modules ``module`` imports, anywhere in its source."""
     path = MODULES[module]
@@ -86,9 +88,6 @@ def imports_of(module: str) -> set[str]:
     return found
 
 
-GRAPH = {module: imports_of(module) for module in MODULES}
-
-
 def test_every_module_has_a_layer() -> None:
     for module in MODULES:
         layer_of(module)
@@ -98,7 +97,7 @@ def test_every_module_has_a_layer() -> None:
 def test_imports_only_go_down(module: str) -> None:
     upward = [
         f"{module} ({LAYERS[layer_of(module)]}) imports {target} ({LAYERS[layer_of(target)]})"
-        for target in sorted(GRAPH[module])
+        for target in sorted(imports_of(module))
         if layer_of(target) > layer_of(module)
     ]
     assert not upward, upward
@@ -112,7 +111,7 @@ def test_no_import_cycle() -> None:
     def visit(module: str) -> None:
         state[module] = 1
         path.append(module)
-        for target in sorted(GRAPH[module]):
+        for target in sorted(imports_of(module)):
             if state.get(target) == 1:
                 cycles.append(" -> ".join(path[path.index(target) :] + [target]))
             elif target not in state:
@@ -128,8 +127,8 @@ def test_no_import_cycle() -> None:
 
 def test_the_checker_sees_imports_inside_functions() -> None:
     """The graph must include lazy imports: the plugin imports the gate only inside a fixture."""
-    assert "pytest_tempoeval.gate.baselines" in GRAPH["pytest_tempoeval.plugin"]
-    assert "pytest_tempoeval.data.readers.trec" in GRAPH["pytest_tempoeval.data.goldset"]
+    assert "pytest_tempoeval.gate.baselines" in imports_of("pytest_tempoeval.plugin")
+    assert "pytest_tempoeval.data.readers.trec" in imports_of("pytest_tempoeval.data.goldset")
 
 
 def test_documented_import_paths_still_work() -> None:

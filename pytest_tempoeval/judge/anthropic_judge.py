@@ -77,8 +77,10 @@ T = TypeVar("T")
 
 class AnthropicJudge:
     """An LLM judge on the Messages API. Pass ``client`` to use your own
-    ``anthropic.AsyncAnthropic`` (custom HTTP options, a proxy); ``recording`` for where answers
-    are kept and how new ones may be asked (a
+    ``anthropic.AsyncAnthropic`` (custom HTTP options, a proxy); ``max_retries`` and ``timeout``
+    (seconds) go to the SDK, which retries timeouts, resets, 429, 5xx; ``retry_backoff``: seconds
+    before its first retry (later ones double it; a server's ``retry-after`` is obeyed), the SDK's
+    own 0.5 s by default; ``recording`` for where answers are kept and how new ones may be asked (a
     :class:`~pytest_tempoeval.judge.cassettes.JudgeCassette` to answer from and record into, a dry
     run, a budget, batches: what the ``tempoeval_judge`` fixture gives). The recording's settings
     are also taken as keywords (``cassette=``, ``dry_run=``, ...), as before the Recording."""
@@ -102,6 +104,7 @@ class AnthropicJudge:
         base_url: str | None = None,
         max_retries: int = 2,
         timeout: float = 60.0,
+        retry_backoff: float | None = None,
         prompt_style: str = "seed",
         recording: Recording | None = None,
         **keywords: Unpack[RecordingKeywords],
@@ -112,6 +115,10 @@ class AnthropicJudge:
         check_choice("prompt_style", prompt_style, PROMPT_STYLES)
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        if retry_backoff is not None and not 0 <= retry_backoff < float("inf"):
+            raise ValueError(f"retry_backoff must be a finite number >= 0, got {retry_backoff}")
+        if retry_backoff is not None and client is not None:
+            raise ValueError("retry_backoff applies to the judge's own client, not to client=")
         _refuse_secrets_in_url(base_url or os.environ.get("ANTHROPIC_BASE_URL"))
         for url in (base_url, os.environ.get("ANTHROPIC_BASE_URL"), getattr(client, "base_url", 0)):
             if url:  # its path can carry an account or a token: never shown in an error
@@ -129,6 +136,8 @@ class AnthropicJudge:
             "max_retries": max_retries,
             "timeout": timeout,
         }
+        # None: the SDK's own backoff. Not a client option: the SDK takes none (see _client_class).
+        self._retry_backoff = retry_backoff
         self._replies: dict[tuple[str, str], str] = {}  # (model, prompt) -> reply text
         self._in_flight: dict[tuple[str, str], asyncio.Future[str]] = {}
         self._clients: dict[int, Any] = {}  # id(event loop) -> async client bound to it
@@ -497,8 +506,47 @@ class AnthropicJudge:
                     "the LLM judge needs ANTHROPIC_API_KEY (or AnthropicJudge(api_key=...)) to "
                     "record judgments"
                 )
-            self._clients[loop] = anthropic.AsyncAnthropic(**options)
+            client_class = (
+                anthropic.AsyncAnthropic
+                if self._retry_backoff is None
+                else _client_class(anthropic.AsyncAnthropic, self._retry_backoff)
+            )
+            self._clients[loop] = client_class(**options)
         return self._clients[loop]
+
+
+# The SDK's first wait before a retry without retry-after (anthropic's INITIAL_RETRY_DELAY); later
+# waits double it, with jitter, up to a cap.
+SDK_FIRST_RETRY_WAIT = 0.5
+
+
+def _client_class(base: type[Any], first_wait: float) -> type[Any]:
+    """``base`` (``AsyncAnthropic``) with its backoff scaled so that the first retry waits about
+    ``first_wait`` seconds. A wait the server asked for (``retry-after``) is obeyed as the SDK obeys
+    it. The SDK has no option for its backoff: its schedule is one method of the client."""
+
+    class BackoffClient(base):  # type: ignore[misc]
+        def _calculate_retry_timeout(self, *args: Any, **kwargs: Any) -> float:
+            wait = float(super()._calculate_retry_timeout(*args, **kwargs))
+            headers = kwargs.get("response_headers", args[2] if len(args) > 2 else None)
+            if headers is not None and _asks_to_wait(headers):
+                return wait
+            return wait * first_wait / SDK_FIRST_RETRY_WAIT
+
+    return BackoffClient
+
+
+def _asks_to_wait(headers: Any) -> bool:
+    """Whether a response's ``retry-after-ms`` or ``retry-after`` asks for a wait: a positive
+    number, or a date (0 leaves the wait to the backoff, in the SDK too)."""
+    for name in ("retry-after-ms", "retry-after"):
+        value = headers.get(name)
+        if value is not None:
+            try:
+                return float(value) > 0
+            except ValueError:
+                return True
+    return False
 
 
 def _count(value: Any) -> int:

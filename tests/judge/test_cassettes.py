@@ -13,6 +13,8 @@ from pytest_tempoeval.metrics.llm_judgments import Judgment
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt
 from pytest_tempoeval.testing import FakeMessagesServer
 
+# its pytester sessions record in-process: the SDK is imported once, not per session
+pytestmark = pytest.mark.usefixtures("judge_sdk_stays_loaded")
 SENTINEL = "test-sentinel-key-SENTINEL-0123456789"
 GOLD = """\
 version: 1

@@ -4,6 +4,7 @@ fails with a JudgeError naming the query and document. Never a silent 0."""
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import yaml
@@ -14,8 +15,12 @@ from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
 KEY = "test-sentinel-key"
-# the judge's request timeout: 100 times a normal answer (~5 ms), safe on a loaded machine
-TIMEOUT = 0.5
+# The judge's request timeout: 20 times a normal answer (~5 ms). A timeout is proven as well by
+# 0.1 s as by a minute, and an answer late by chance is retried like any other.
+TIMEOUT = 0.1
+# Seconds before the SDK's first retry (it doubles): what is proven is that a fault is retried,
+# not how long the SDK waits (its 0.5 s, then 1 s, were most of this file's time).
+BACKOFF = 0.001
 
 # One year each: the fake grade is 4 x Jaccard, so 4 when the years match and 0 otherwise.
 ITEMS = [
@@ -45,6 +50,7 @@ def judge_for(
         max_concurrency=concurrency,
         max_retries=2,
         timeout=TIMEOUT,
+        retry_backoff=BACKOFF,
         cassette=cassette,
     )
 
@@ -176,3 +182,36 @@ def test_in_context_keeps_the_class_and_its_attributes() -> None:
     assert located.in_context("judging doc 'd' for query 'q'") is located  # said once
     secret = NoValidAnswer("reply was sk-ant-abc123").in_context("where")
     assert str(secret) == "where: reply was sk-ant-<hidden>"
+
+
+def test_retry_backoff_scales_the_sdks_waits_and_obeys_the_servers() -> None:
+    """The knob these tests use. The SDK has no option for its backoff (0.5 s, then 1 s, with
+    jitter): ``retry_backoff`` scales that schedule in the one client method that computes it, and
+    this fails if the SDK renames the method. A positive ``retry-after`` is the server's wait."""
+    import anthropic
+
+    from pytest_tempoeval.judge.anthropic_judge import _client_class
+
+    options = SimpleNamespace(get_max_retries=lambda default: default)
+    sdk = anthropic.AsyncAnthropic(api_key=KEY, max_retries=2)
+    fast = _client_class(anthropic.AsyncAnthropic, 0.001)(api_key=KEY, max_retries=2)
+    for retry, remaining in enumerate((2, 1)):
+        assert (
+            0.375 * 2**retry <= sdk._calculate_retry_timeout(remaining, options) <= 0.5 * 2**retry
+        )
+        wait = fast._calculate_retry_timeout(remaining, options, None)
+        assert 0.00075 * 2**retry <= wait <= 0.001 * 2**retry
+        assert 0 < fast._calculate_retry_timeout(remaining, options, {"retry-after": "0"}) <= 0.002
+    assert fast._calculate_retry_timeout(2, options, {"retry-after": "0.25"}) == 0.25
+    assert fast._calculate_retry_timeout(2, options, {"retry-after-ms": "40"}) == 0.04
+
+
+@pytest.mark.parametrize("backoff", [-0.1, float("nan"), float("inf")])
+def test_a_retry_backoff_that_is_no_wait_is_refused(backoff: float) -> None:
+    with pytest.raises(ValueError, match="retry_backoff must be a finite number >= 0, got"):
+        AnthropicJudge(api_key=KEY, retry_backoff=backoff)
+
+
+def test_retry_backoff_with_a_client_of_ones_own_is_refused_not_ignored() -> None:
+    with pytest.raises(ValueError, match="retry_backoff applies to the judge's own client"):
+        AnthropicJudge(client=object(), retry_backoff=0.01)

@@ -5,16 +5,26 @@ from __future__ import annotations
 
 import math
 import pickle
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sklearn.metrics import cohen_kappa_score
 
 from pytest_tempoeval import AgreementResult, GoldSet, MetricError, judge_agreement
 from pytest_tempoeval.metrics.agreement import cohen_kappa, confusion_matrix
 from pytest_tempoeval.metrics.llm_judgments import Judgment
+
+
+@pytest.fixture(scope="module")
+def sklearn_kappa() -> Callable[..., float]:
+    """scikit-learn's cohen_kappa_score, the reference. Imported by the tests that use it (outside
+    hypothesis's timed examples): every xdist worker imports every test module, and scikit-learn
+    takes 2 s of CPU to import."""
+    from sklearn.metrics import cohen_kappa_score
+
+    return cohen_kappa_score
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # scikit-learn, when one label is all there is
@@ -24,12 +34,15 @@ from pytest_tempoeval.metrics.llm_judgments import Judgment
     st.booleans(),
 )
 def test_kappa_equals_scikit_learn(
-    pairs: list[tuple[int, int]], weights: str | None, whole_scale: bool
+    sklearn_kappa: Callable[..., float],
+    pairs: list[tuple[int, int]],
+    weights: str | None,
+    whole_scale: bool,
 ) -> None:
     first, second = (np.array(column) for column in zip(*pairs, strict=True))
     scale = list(range(5)) if whole_scale else None
     ours = cohen_kappa(first, second, weights, None if scale is None else np.array(scale))
-    theirs = cohen_kappa_score(first, second, weights=weights, labels=scale)
+    theirs = sklearn_kappa(first, second, weights=weights, labels=scale)
     if math.isnan(theirs):
         assert math.isnan(ours)
     else:
@@ -100,13 +113,13 @@ ANSWERS = {
 }
 
 
-def test_judge_agreement_graded_and_binary() -> None:
+def test_judge_agreement_graded_and_binary(sklearn_kappa: Callable[..., float]) -> None:
     result = judge_agreement(GOLD, ScriptedJudge(ANSWERS))
     gold, judge = [0, 1, 3, 0, 2, 3], [0, 1, 4, 3, 2, 3]
     assert isinstance(result, AgreementResult) and result.mode == "graded"
     scale = [0, 1, 2, 3, 4]
     assert result.kappa == pytest.approx(
-        cohen_kappa_score(gold, judge, weights="quadratic", labels=scale)
+        sklearn_kappa(gold, judge, weights="quadratic", labels=scale)
     )
     assert result.labels == [0, 1, 2, 3, 4]
     assert result.confusion[0] == [1, 0, 0, 1, 0]  # gold 0: one judged 0, one judged 3
@@ -118,7 +131,7 @@ def test_judge_agreement_graded_and_binary() -> None:
     assert result.excluded == {"q1 / notext": "no text for the judge (query or document)"}
     assert result.measure == "judge_agreement(graded)" and result.extra["pairs"] == 6
     binary = judge_agreement(GOLD, ScriptedJudge(ANSWERS), mode="binary", rel=2)
-    assert binary.kappa == pytest.approx(cohen_kappa_score([0, 0, 1, 0, 1, 1], [0, 0, 1, 1, 1, 1]))
+    assert binary.kappa == pytest.approx(sklearn_kappa([0, 0, 1, 0, 1, 1], [0, 0, 1, 1, 1, 1]))
 
 
 def test_agreement_compares_like_a_metric_and_explains_itself() -> None:

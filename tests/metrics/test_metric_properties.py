@@ -31,27 +31,43 @@ ALL_METRICS = [
 CUTOFF_METRICS = [temporal_ndcg, temporal_precision, temporal_recall, ndcg, precision, recall]
 
 
+# The strategies the composites draw from are made once: a strategy made anew for every draw is
+# validated and labelled anew too, which was most of the time an example took (the same draws).
+booleans = st.booleans()
+first_years = st.integers(1990, 2010)
+span_lengths = st.integers(0, 4)
+query_counts = st.integers(1, 4)
+judged_docs = st.lists(st.sampled_from(DOCS), unique=True, max_size=6)
+grade_values = st.integers(0, 3)
+POOL = DOCS + ["unknown1", "unknown2"]
+pool_orders = st.permutations(POOL)
+ranking_lengths = st.integers(0, len(POOL))
+cutoffs = st.integers(1, 8)
+
+
 @st.composite
 def years(draw: st.DrawFn) -> str | None:
-    if draw(st.booleans()) and draw(st.booleans()):
+    if draw(booleans) and draw(booleans):
         return None
-    start = draw(st.integers(1990, 2010))
-    return f"{start}-{start + draw(st.integers(0, 4))}"
+    start = draw(first_years)
+    return f"{start}-{start + draw(span_lengths)}"
+
+
+spans = years()
 
 
 @st.composite
 def gold_and_run(draw: st.DrawFn) -> tuple[GoldSet, Run, int]:
-    documents = {doc: ({"focus_time": span} if (span := draw(years())) else {}) for doc in DOCS}
+    documents = {doc: ({"focus_time": span} if (span := draw(spans)) else {}) for doc in DOCS}
     queries, rankings = [], {}
-    for index in range(draw(st.integers(1, 4))):
-        judged = draw(st.lists(st.sampled_from(DOCS), unique=True, max_size=6))
-        grades = {doc: draw(st.integers(0, 3)) for doc in judged}
-        queries.append({"id": f"q{index}", "focus_time": draw(years()), "relevant": grades})
-        pool = DOCS + ["unknown1", "unknown2"]
-        ranking = draw(st.permutations(pool))
-        rankings[f"q{index}"] = ranking[: draw(st.integers(0, len(pool)))]
+    for index in range(draw(query_counts)):
+        judged = draw(judged_docs)
+        grades = {doc: draw(grade_values) for doc in judged}
+        queries.append({"id": f"q{index}", "focus_time": draw(spans), "relevant": grades})
+        ranking = draw(pool_orders)
+        rankings[f"q{index}"] = ranking[: draw(ranking_lengths)]
     gold = GoldSet.from_dict({"documents": documents, "queries": queries})
-    return gold, Run(rankings), draw(st.integers(1, 8))
+    return gold, Run(rankings), draw(cutoffs)
 
 
 @settings(max_examples=150, deadline=None)

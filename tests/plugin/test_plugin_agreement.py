@@ -7,6 +7,9 @@ import json
 import pytest
 from plugin_helpers import XDIST_MODES
 
+# its pytester sessions record in-process: the SDK is imported once, not per session
+pytestmark = pytest.mark.usefixtures("judge_sdk_stays_loaded")
+
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
 def test_agreement_checks_are_in_the_summary_and_the_report(

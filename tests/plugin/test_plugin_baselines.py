@@ -1,5 +1,9 @@
 """The baseline lifecycle through pytest: create, check, regress, improve, re-baseline, corruption,
-unused files and reports, each without xdist, with -n 0 and with -n 2."""
+unused files and reports, each without xdist, with -n 0 and with -n 2.
+
+A test whose subject is a check writes the baselines it starts from without xdist: writing them
+under each mode is the subject of the update tests (and test_parallel_safety.py compares what -n 4
+writes with a serial run, byte for byte), and each -n 2 session costs its two workers' start-up."""
 
 import json
 from pathlib import Path
@@ -76,7 +80,7 @@ def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(
 def test_a_significant_drop_fails_listing_queries_and_p_value_without_a_summary_traceback(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
-    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
     monkeypatch.setenv("WORSE", "6")  # six queries 1.0 -> 0.631: exact p = 1/64
     result = suite.runpytest(*xdist, "--tempoeval-report=report.json")
     result.assert_outcomes(failed=2)
@@ -111,7 +115,7 @@ def test_an_improvement_passes_and_says_the_baseline_can_be_raised(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
     monkeypatch.setenv("WORSE", "4")
-    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
     monkeypatch.delenv("WORSE")
     result = suite.runpytest(*xdist, "--tempoeval-markdown=summary.md")
     result.assert_outcomes(passed=2)
@@ -127,7 +131,7 @@ def test_an_improvement_passes_and_says_the_baseline_can_be_raised(
 def test_a_changed_k_or_gold_set_asks_for_a_re_baseline_of_what_changed(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
-    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
     monkeypatch.setenv("K", "1")
     result = suite.runpytest(*xdist, "-k", "test_gate")
     result.assert_outcomes(failed=1)
@@ -229,7 +233,7 @@ def test_a_hand_edited_baseline_with_a_duplicated_key_is_refused_not_read_last_w
 def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(
     suite: pytest.Pytester, xdist: list[str]
 ) -> None:
-    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
     orphan = suite.path / "base" / "test_module" / "test_removed.json"
     orphan.write_text((suite.path / OTHER).read_text())
 
@@ -309,8 +313,8 @@ def test_unused_baselines_are_not_reported_for_runs_that_prove_nothing(
     (suite.path / "base" / "test_module" / "test_removed.json").write_text(
         (suite.path / OTHER).read_text()
     )
-    # a whole run reports the orphan
-    assert "unused baseline" in suite.runpytest(*xdist).stdout.str()
+    # a whole run reports the orphan (under this mode too: the failing run below)
+    assert "unused baseline" in suite.runpytest().stdout.str()
     assert "unused baseline" not in suite.runpytest(*xdist, "--collect-only").stdout.str()
     monkeypatch.setenv("WORSE", "12")  # both tests fail: -x stops after the first
     stopped = suite.runpytest(*xdist, "-x")

@@ -22,6 +22,8 @@ from pytest_tempoeval.judge.cassettes import MATCH_ON, JudgeCassette
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt
 from pytest_tempoeval.testing import FakeMessagesServer
 
+# its pytester sessions record in-process: the SDK is imported once, not per session
+pytestmark = pytest.mark.usefixtures("judge_sdk_stays_loaded")
 KEY = "test-key-not-a-secret"
 # 8 documents from 8 different years, judged for one query: 8 requests.
 GOLD = (
@@ -133,7 +135,11 @@ def test_a_dry_run_counts_every_judged_call_of_a_test_as_recording_asks_them(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
     """It used to stop at a test's first judged call: 4 counted where recording asked 14, and with
-    the first call in the cassette, 4 where 10 were needed."""
+    the first call in the cassette, 4 where 10 were needed.
+
+    The dry runs are what runs under each xdist mode. The recordings, without xdist, are the
+    yardstick (one test asks what it asks, on any worker); an xdist worker would spend 3 s of CPU
+    importing the SDK for each (recording under -n 2: test_the_budget_holds_...)."""
     suite.makepyfile(test_judged=SEVERAL_CALLS)
     monkeypatch.delenv("CALLS", raising=False)
     update = ("--tempoeval-update-baseline",)
@@ -141,12 +147,12 @@ def test_a_dry_run_counts_every_judged_call_of_a_test_as_recording_asks_them(
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         empty = suite.runpytest(*xdist, "-rs", "--tempoeval-judge-dry-run", *update)
         monkeypatch.setenv("CALLS", "1")
-        suite.runpytest(*xdist, "--tempoeval-record-mode=once").assert_outcomes(passed=1)
+        suite.runpytest("--tempoeval-record-mode=once").assert_outcomes(passed=1)
         first = len(server.requests)
         monkeypatch.setenv("CALLS", "3")
         partial = suite.runpytest(*xdist, "-rs", "--tempoeval-judge-dry-run", *update)
         assert len(server.requests) == first  # a dry run asks nothing
-        recorded = suite.runpytest(*xdist, "--tempoeval-record-mode=new_episodes", *update)
+        recorded = suite.runpytest("--tempoeval-record-mode=new_episodes", *update)
         rest = len(server.requests) - first
     empty.assert_outcomes(skipped=1)
     partial.assert_outcomes(skipped=1)

@@ -10,6 +10,8 @@ import pytest
 from pytest_tempoeval.judge.prices import PRICES, parse_prices, price_of
 from pytest_tempoeval.testing import FakeMessagesServer
 
+# its pytester sessions record in-process: the SDK is imported once, not per session
+pytestmark = pytest.mark.usefixtures("judge_sdk_stays_loaded")
 DOCS = 20
 DOCUMENTS = "".join(f'  d{i}: {{text: "Report of {2000 + i}."}}\n' for i in range(DOCS))
 QUERIES = '  - id: q1\n    text: "In 2005?"\n  - id: q2\n    text: "And in 2011?"\n'
@@ -38,7 +40,7 @@ def test_live_then_replayed(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPa
     with FakeMessagesServer() as server:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        live = suite.runpytest_subprocess("--tempoeval-record-mode=once")  # stdout is a pipe
+        live = suite.runpytest("--tempoeval-record-mode=once")  # captured: not a terminal
     live.assert_outcomes(passed=1)
     output = live.stdout.str()
     assert "\r" not in output  # a log, not a terminal: no carriage returns
@@ -55,7 +57,7 @@ def test_live_then_replayed(suite: pytest.Pytester, monkeypatch: pytest.MonkeyPa
     expected = price_of("claude-haiku-5-5").cost(tokens_in, tokens_out)
     assert float(match[3]) == pytest.approx(expected, rel=0.05)  # printed to 2 digits
     monkeypatch.delenv("ANTHROPIC_API_KEY")
-    replayed = suite.runpytest_subprocess()
+    replayed = suite.runpytest()
     replayed.assert_outcomes(passed=1)
     replayed.stdout.fnmatch_lines(
         ["LLM judge: 40 replayed from cassettes, 0 asked live (0 tokens)"]

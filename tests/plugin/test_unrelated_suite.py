@@ -61,8 +61,8 @@ def test_an_unrelated_suite_exits_as_it_does_without_the_plugin(
     pytester: pytest.Pytester, xdist: list[str], neighbour: bool
 ) -> None:
     tests = make_unrelated_suite(pytester.path, neighbour)
-    without = pytester.runpytest_subprocess(*xdist, *WITHOUT_THE_PLUGIN)
-    with_plugin = pytester.runpytest_subprocess(*xdist)
+    without = pytester.runpytest_inprocess(*xdist, *WITHOUT_THE_PLUGIN)
+    with_plugin = pytester.runpytest_inprocess(*xdist)
     without.assert_outcomes(passed=tests)
     with_plugin.assert_outcomes(passed=tests)
     assert with_plugin.ret == without.ret == pytest.ExitCode.OK

@@ -562,16 +562,22 @@ values = st.recursive(
 )
 
 
+# The strategies a composite draws from are made once: a strategy made anew for every draw is
+# validated and labelled anew too, which was most of the time an input took (the same draws).
+edits = st.integers(min_value=1, max_value=4)
+path_steps = st.lists(index, max_size=6)
+operations = st.sampled_from(["replace", "delete", "add", "nest"])
+nesting = st.integers(min_value=1, max_value=150)
+
+
 @st.composite
-def mutated_tree(draw: st.DrawFn, trees: tuple[Any, ...]) -> Any:
-    """A seed tree with a few nodes replaced, deleted, added to or nested deep."""
-    holder = [
-        copy.deepcopy(draw(st.sampled_from(trees)))
-    ]  # a holder, so the root can be replaced too
-    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+def mutated_tree(draw: st.DrawFn, trees: st.SearchStrategy[Any]) -> Any:
+    """A seed tree (from ``trees``) with a few nodes replaced, deleted, added to or nested deep."""
+    holder = [copy.deepcopy(draw(trees))]  # a holder, so the root can be replaced too
+    for _ in range(draw(edits)):
         parent: Any = holder
         key: Any = 0
-        for step in draw(st.lists(index, max_size=6)):  # walk down to a random node
+        for step in draw(path_steps):  # walk down to a random node
             node = parent[key]
             children = (
                 list(node)
@@ -583,7 +589,7 @@ def mutated_tree(draw: st.DrawFn, trees: tuple[Any, ...]) -> Any:
             if not children:
                 break
             parent, key = node, children[step % len(children)]
-        operation = draw(st.sampled_from(["replace", "delete", "add", "nest"]))
+        operation = draw(operations)
         if operation == "replace":
             parent[key] = draw(values)
         elif operation == "delete" and parent is not holder:
@@ -593,7 +599,7 @@ def mutated_tree(draw: st.DrawFn, trees: tuple[Any, ...]) -> Any:
         elif operation == "add" and isinstance(parent[key], list):
             parent[key].insert(draw(index) % (len(parent[key]) + 1), draw(values))
         elif operation == "nest":  # 150 is beyond the gold loaders' 100-level limit
-            for _ in range(draw(st.integers(min_value=1, max_value=150))):
+            for _ in range(draw(nesting)):
                 parent[key] = [parent[key]]
     return holder[0]
 
@@ -639,15 +645,25 @@ TREC_FIELDS = [
 trec_field = st.sampled_from(TREC_FIELDS) | st.binary(min_size=1, max_size=10)
 
 
+line_counts = st.integers(min_value=0, max_value=12)
+separators = st.sampled_from([b" ", b" ", b"\t", b"  ", b" \t", b"\x0b", b"\x0c"])
+line_ends = st.sampled_from([b"\n", b"\n", b"\r\n", b"\r", b"\n\n", b""])
+
+
+@functools.cache
+def field_counts(n_fields: int) -> st.SearchStrategy[int]:
+    return st.sampled_from([n_fields] * 4 + [0, 1, n_fields - 1, n_fields + 1])
+
+
 @st.composite
 def trec_lines(draw: st.DrawFn, n_fields: int) -> bytes:
     """Lines of ``n_fields`` fields, give or take one, with any blank between them and any line
     end."""
     lines = []
-    for _ in range(draw(st.integers(min_value=0, max_value=12))):
-        count = draw(st.sampled_from([n_fields] * 4 + [0, 1, n_fields - 1, n_fields + 1]))
-        separator = draw(st.sampled_from([b" ", b" ", b"\t", b"  ", b" \t", b"\x0b", b"\x0c"]))
-        end = draw(st.sampled_from([b"\n", b"\n", b"\r\n", b"\r", b"\n\n", b""]))
+    for _ in range(draw(line_counts)):
+        count = draw(field_counts(n_fields))
+        separator = draw(separators)
+        end = draw(line_ends)
         lines.append(separator.join(draw(trec_field) for _ in range(count)) + end)
     return b"".join(lines)
 
@@ -670,7 +686,9 @@ def malformed(name: str) -> st.SearchStrategy[bytes]:
     if loader.trees:
         assert loader.dump is not None
         dumped = st.builds(
-            loader.dump, mutated_tree(loader.trees), st.sampled_from([None, False, True])
+            loader.dump,
+            mutated_tree(st.sampled_from(loader.trees)),
+            st.sampled_from([None, False, True]),
         )
         mutated |= st.builds(mutate, dumped, st.lists(text_ops, max_size=1))
     if name == "beir_corpus_gz":  # damaged compressed bytes (above), and damaged lines compressed
@@ -866,24 +884,49 @@ def test_alias_bomb(name: str, tmp_path: Path) -> None:
         assert outcome == "GoldSetError"
 
 
-@pytest.mark.parametrize(
-    "name", ["gold_yaml", "gold_json", "json_run", "baseline", "cassette_json", "cassette_yaml"]
-)
-def test_deep_nesting(name: str, tmp_path: Path) -> None:
-    """100,000 '[': checked in a child process, since a loader that overflows the C stack
-    crashes."""
-    path = tmp_path / f"deep{LOADERS[name].suffix}"
-    path.write_bytes(b"[" * 100_000)
+DEEP_LOADERS = ["gold_yaml", "gold_json", "json_run", "baseline", "cassette_json", "cassette_yaml"]
+
+
+def check_in_a_child(paths: dict[str, Path]) -> subprocess.CompletedProcess[str]:
+    """check_file for each loader on its file, one after the other, in a child process (a loader
+    that overflows the C stack crashes it); the child prints each loader's name once checked."""
     script = (
-        "import sys, test_fuzz_loaders as t;"
-        " t.check_file(t.LOADERS[sys.argv[1]], t.Path(sys.argv[2]))"
+        "import sys, test_fuzz_loaders as t\n"
+        "for name, path in zip(sys.argv[1::2], sys.argv[2::2]):\n"
+        "    t.check_file(t.LOADERS[name], t.Path(path))\n"
+        "    print(name, flush=True)\n"
     )
-    child = subprocess.run(
-        [sys.executable, "-c", script, name, str(path)],
+    arguments = [str(item) for pair in paths.items() for item in pair]
+    return subprocess.run(
+        [sys.executable, "-c", script, *arguments],
         cwd=Path(__file__).parent,
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
+
+
+def deep_file(directory: Path, name: str) -> Path:
+    path = directory / f"deep{LOADERS[name].suffix}"
+    path.write_bytes(b"[" * 100_000)
+    return path
+
+
+@pytest.fixture(scope="module")
+def checked_together(tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    """The loaders that passed the check when one child checked them all: a child each spent
+    most of its second starting up. A loader that fails or crashes the shared child, and those
+    after it, are checked again alone (below), so each failure is its own."""
+    paths = {name: deep_file(tmp_path_factory.mktemp(name), name) for name in DEEP_LOADERS}
+    return set(check_in_a_child(paths).stdout.split())
+
+
+@pytest.mark.parametrize("name", DEEP_LOADERS)
+def test_deep_nesting(name: str, tmp_path: Path, checked_together: set[str]) -> None:
+    """100,000 '[': checked in a child process, since a loader that overflows the C stack
+    crashes."""
+    if name in checked_together:
+        return
+    child = check_in_a_child({name: deep_file(tmp_path, name)})
     assert child.returncode == 0, f"exit status {child.returncode}:\n{child.stderr[-3000:]}"
