@@ -3,6 +3,9 @@
 Build one from a YAML or JSON file (:meth:`GoldSet.load`, format in ``docs/gold-set.md``), from the
 same structure as Python data (:meth:`GoldSet.from_dict`), from a TREC qrels file
 (:meth:`GoldSet.from_trec_qrels`), or from :class:`GoldQuery`/:class:`GoldDocument` lists.
+
+One module on purpose, though longer than most: every way of building a gold set ends in the same
+object, whose views (queries, judgments, documents, focus times, fingerprints) share its columns.
 """
 
 from __future__ import annotations
