@@ -8,7 +8,8 @@ focus-time index) and warm (the same objects again), against looping TempoEval's
 year sets (the headline) or indexing the ids itself (context). The children alternate; peak RSS is
 each child's, inputs included. Temporal P@k is the same definition on both sides and is checked
 per query; nDCG differs by design (TempoEval's IDCG re-sorts the retrieved top k, with gain
-2^rel - 1). Targets (issues 2 and 15): TempoEval / ours >= 20 warm and >= 5 cold.
+2^rel - 1). Targets (issue 28): TempoEval / ours >= 30 warm and >= 8 cold, of the medians of
+nine rounds (each round's own ratio, pairing the two children it ran, is reported beside it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 from bench.harness import Context, Mismatch, Skip, alternate, child, median, run_child, spread
 
-REPEATS = 5
+REPEATS = 9
+TARGETS = {"warm": 30, "cold": 8}  # TempoEval / ours, ratio of the medians
 K = 10
 
 
@@ -64,15 +66,20 @@ def run(ctx: Context) -> dict[str, Any]:
         spread([s.rss_mib for s in ours], "MiB"),
         spread([s.rss_mib for s in theirs], "MiB"),
     ]
-    targets = [
-        {
-            "what": f"TempoEval / ours {name} >= {bound}",
-            "value": f"{ratio:.1f}x",
-            "met": ratio >= bound,
-        }
-        for name, bound in (("warm", 20), ("cold", 5))
-        for ratio in [reference / median(times(ours, name))]
-    ]
+    targets = []
+    for name, bound in TARGETS.items():
+        # issue 28: the ratio of the nine medians; the rounds alternate ours, TempoEval, so each
+        # round's pair is shown too (its median and lowest), for the noise around that figure
+        ratios = [a / b for a, b in zip(times(theirs, "tempoeval"), times(ours, name), strict=True)]
+        of_medians = reference / median(times(ours, name))
+        targets.append(
+            {
+                "what": f"TempoEval / ours {name} >= {bound} (medians of {REPEATS})",
+                "value": f"{of_medians:.1f}x (per round {median(ratios):.1f}x, "
+                f"lowest {min(ratios):.1f}x)",
+                "met": of_medians >= bound,
+            }
+        )
     means = {
         side: {name: round(value, 4) for name, value in s[0].report["means"].items()}
         for side, s in samples.items()

@@ -629,7 +629,7 @@ def temporal_coverage(coverage: np.ndarray, k: int) -> np.ndarray:
 # ``year_bits`` (-1: none; such a query is left out before these kernels, as in every focus-time
 # measure). Each returns a ratio, never rounded (TempoEval rounds to 5 decimals).
 
-# What these kernels read besides k (focus_index.YearSets, passed by scoring under these names).
+# What these kernels read besides k (year_sets.YearSets, passed by scoring under these names).
 YEAR_INPUTS = (
     "year_codes",
     "query_codes",

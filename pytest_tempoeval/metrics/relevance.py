@@ -305,37 +305,15 @@ def focus_time_relevance(
         add_retrieved_to_pool,
         focus_index,
         focus_pool,
-        jaccard,
         retrieved_focus_times,
-        similarity_table,
     )
+    from pytest_tempoeval.metrics.jaccard import jaccard
 
     index = focus_index(gold)
     rows = run.memo(("ranked_rows", gold, depth), lambda: ranked_rows(run, gold, depth))
     retrieved = retrieved_focus_times(run, gold)
     codes = run.memo(("focus_codes", gold, depth), lambda: retrieved.codes(rows))
-    # Whole [queries, depth] matrices, unknowns computed on a stand-in code and masked after:
-    # cheaper than boolean indexing on this hot path.
-    table = similarity_table(gold) if not retrieved.extras else None
-    if (
-        table is not None
-    ):  # one gather; code -1 (unknown) reads the table's all-zero last row/column
-        similarity = table[index.query_code[:, None], codes]
-    else:
-        all_bits, all_sizes = retrieved.bits_and_sizes()
-        query_codes = index.query_code[:, None]
-        known_pair = (codes >= 0) & (query_codes >= 0)
-        doc_codes, query_codes = np.maximum(codes, 0), np.maximum(query_codes, 0)
-        if all_sizes.size:
-            similarity = jaccard(
-                all_bits[query_codes],
-                all_sizes[query_codes],
-                all_bits[doc_codes],
-                all_sizes[doc_codes],
-            )
-            similarity[~known_pair] = 0.0
-        else:  # no focus time anywhere in the gold set or the run
-            similarity = np.zeros(rows.shape)
+    similarity = run.memo(("focus_similarity", gold, depth), lambda: retrieved.similarity(codes))
     relevance = GRADE_SCALE * similarity
     known = codes >= 0
     relevant = (similarity > threshold) if threshold > 0 else (similarity > 0)

@@ -225,10 +225,10 @@ def _relevance(
 
 
 def _year_input(name: str) -> Callable[[Relevance, Scoring, Graded], object]:
-    """The focus-time set measures' input ``name``: a field of focus_index.YearSets."""
+    """The focus-time set measures' input ``name``: a field of year_sets.YearSets."""
 
     def year_input(relevance: Relevance, scoring: Scoring, graded: Graded) -> object:
-        from pytest_tempoeval.metrics.focus_index import year_sets  # focus-time measures only
+        from pytest_tempoeval.metrics.year_sets import year_sets  # focus-time measures only
 
         return getattr(year_sets(scoring.run, scoring.gold, relevance.rows), name)
 

@@ -19,6 +19,7 @@ from pytest_tempoeval.data.columns import (
     group_rows,
     hash_words,
     id_words,
+    id_words_of,
     join_within_groups,
     same_group_as_next,
     sort_within_groups,
@@ -74,6 +75,63 @@ def test_id_lookup_finds_exactly_what_a_dict_finds(
     with mock.patch.object(lookup_module, "hash_words", fake.get(hashes, hash_words)):
         lookup = IdLookup(id_words(encode_ids(stored or ["unused"])[: len(stored)]))
         assert lookup.find(id_words(encode_ids(asked or ["a"])[: len(asked)])).tolist() == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(IDS, unique=True, max_size=60),
+    st.lists(IDS, max_size=60),
+    st.sampled_from(["real", "all equal", "two values"]),
+    st.sampled_from([0, 1, 3, 1 << 20]),
+)
+def test_id_lookup_with_or_without_its_table_finds_what_a_dict_finds(
+    stored: list[str], asked: list[str], hashes: str, table_max_ids: int
+) -> None:
+    """The direct-mapped table answers the asks whose slot holds their id, an empty slot says
+    absent, and the rest (an id that lost its slot, an ask whose slot holds another) go to the
+    sorted keys; without the table (too many ids for the caches) the sorted keys take all. With
+    colliding hashes, most ids lose their slot."""
+    expected = find_reference([value.encode() for value in stored], [v.encode() for v in asked])
+    fake = {
+        "all equal": lambda words, salt=None: zeros(len(words)),
+        "two values": lambda words, salt=None: (words[:, 0] & np.uint64(1 << 56)) << np.uint64(7),
+    }
+    with (
+        mock.patch.object(lookup_module, "hash_words", fake.get(hashes, hash_words)),
+        mock.patch.object(lookup_module, "_TABLE_MAX_IDS", table_max_ids),
+    ):
+        lookup = IdLookup(id_words(encode_ids(stored or ["unused"])[: len(stored)]))
+        assert (lookup.table is not None) == (0 < len(stored) <= table_max_ids)
+        assert lookup.find(id_words(encode_ids(asked or ["a"])[: len(asked)])).tolist() == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "ab", "é", "x" * 9]), min_size=1, max_size=30))
+def test_id_lookup_of_repeated_stored_ids_finds_one_of_them(stored: list[str]) -> None:
+    """Judged ids are stored once per judgment (alignment's known-ids lookup): whichever row a
+    find gives holds the asked id, and an id never stored is absent."""
+    lookup = IdLookup(id_words(encode_ids(stored)))
+    asked = ["a", "b", "ab", "é", "x" * 9, "zz"]
+    rows = lookup.find(id_words(encode_ids(asked))).tolist()
+    assert [stored[row] if row >= 0 else None for row in rows] == [
+        value if value in stored else None for value in asked
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.text(min_size=0, max_size=20)),
+    st.sampled_from([1 << 16, 3, 1]),
+)
+def test_id_words_of_strings_equal_id_words_of_their_encoding(
+    ids: list[str], block_rows: int
+) -> None:
+    """Any text (newlines, NUL, non-ASCII, empty, several words long) gives the words of its UTF-8
+    bytes, read in blocks of any size: the same as building the S array first."""
+    with mock.patch.object(ids_module, "_WORDS_BLOCK_ROWS", block_rows):
+        words = id_words_of(ids)
+    expected = id_words(encode_ids(ids))
+    assert words.shape == expected.shape and words.tolist() == expected.tolist()
 
 
 @settings(max_examples=100, deadline=None)

@@ -87,9 +87,67 @@ def id_words(ids: npt.NDArray[np.bytes_], n_words: int | None = None) -> npt.NDA
     """``(n, n_words)`` uint64 rows whose lexicographic order is the byte order of ``ids``."""
     width = ids.dtype.itemsize
     n_words = n_words or words_for(width)
-    padded = np.zeros((ids.size, n_words * WORD_BYTES), dtype=np.uint8)
-    padded[:, :width] = ids.view(np.uint8).reshape(ids.size, width)
-    return padded.view(WORD_ORDER).astype(np.uint64)
+    # Word w of an id is the WORD_BYTES bytes at its start + WORD_BYTES * w, read big-endian through
+    # a strided view of the ids' bytes (one pass, no copy per row); the bytes past the id (the next
+    # one's, or the zeros after the last) are masked off.
+    raw = np.zeros(ids.size * width + n_words * WORD_BYTES, dtype=np.uint8)
+    raw[: ids.size * width] = np.ascontiguousarray(ids).view(np.uint8).ravel()
+    words = np.zeros((ids.size, n_words), dtype=np.uint64)
+    for word in range(min(n_words, words_for(width))):
+        read = np.ndarray(
+            (ids.size,), dtype=WORD_ORDER, buffer=raw, offset=WORD_BYTES * word, strides=(width,)
+        )
+        np.bitwise_and(
+            read, FIRST_BYTES[min(WORD_BYTES, width - WORD_BYTES * word)], out=words[:, word]
+        )
+    return words
+
+
+_WORDS_BLOCK_ROWS = 1 << 16  # ids read at a time by id_words_of: its temporaries stay in cache
+
+
+def id_words_of(ids: list[str]) -> npt.NDArray[np.uint64]:
+    """``id_words(encode_ids(ids))``, read straight from the ids' joined UTF-8 bytes: no ``S`` array
+    is built, and no cut (a gold set's 100,000 document ids cost a third as much).
+
+    The bytes are laid out as aligned big-endian words; the word of an id that starts at byte p
+    is the tail of aligned word ``p // 8`` joined with the head of the next, and the bytes past the
+    id's end are masked off, as :data:`FIRST_BYTES` does for the TREC tokeniser.
+    """
+    if not ids:
+        return id_words(encode_ids(ids))
+    raw = np.frombuffer(("\n".join(ids) + "\n").encode("utf-8"), dtype=np.uint8)
+    ends = np.flatnonzero(raw == ord("\n"))
+    if ends.size != len(ids):  # an id holds a newline
+        return id_words(encode_ids(ids))
+    starts = np.empty_like(ends)
+    starts[0], starts[1:] = 0, ends[:-1] + 1
+    lengths = ends - starts
+    n_words = words_for(int(lengths.max()))
+    # zero words past the end: the last id's reads of "the next word" find padding
+    padded = np.zeros((raw.size // WORD_BYTES + n_words + 1) * WORD_BYTES, dtype=np.uint8)
+    padded[: raw.size] = raw
+    aligned = padded.view(WORD_ORDER).astype(np.uint64)
+    out = np.empty((len(ids), n_words), dtype=np.uint64)
+    for first in range(0, len(ids), _WORDS_BLOCK_ROWS):
+        block = slice(first, first + _WORDS_BLOCK_ROWS)
+        at, length = starts[block], lengths[block]
+        head_bits = (at & (WORD_BYTES - 1)).astype(np.uint64)
+        head_bits <<= np.uint64(3)  # the same for every word of an id
+        # the tail's shift, in two steps: a shift by 64 bits is not defined
+        tail_bits = np.uint64(63) - head_bits
+        index = at >> 3
+        for word in range(n_words):
+            value = aligned[index]
+            value <<= head_bits
+            index += 1
+            tail = aligned[index]
+            tail >>= np.uint64(1)
+            tail >>= tail_bits
+            value |= tail
+            value &= FIRST_BYTES[np.clip(length - WORD_BYTES * word, 0, WORD_BYTES)]
+            out[block, word] = value
+    return out
 
 
 def words_to_ids(words: npt.NDArray[np.uint64], width: int) -> npt.NDArray[np.bytes_]:

@@ -85,7 +85,7 @@ class Ragged:
             words: npt.NDArray[np.uint64] = self.known_words[rows]
             return words
         assert self.stored_ids is not None
-        return id_words(self.stored_ids[rows])
+        return id_words(np.take(self.stored_ids, rows))  # take: an S array's gather copies faster
 
     def select(self, rows: npt.NDArray[np.integer]) -> Ragged:
         """The rows ``rows`` (sorted, so every group keeps its order), groups unchanged."""
