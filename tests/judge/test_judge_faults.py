@@ -15,9 +15,10 @@ from pytest_tempoeval.judge.cassettes import JudgeCassette
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
 KEY = "test-sentinel-key"
-# The judge's request timeout: 20 times a normal answer (~5 ms). A timeout is proven as well by
-# 0.1 s as by a minute, and an answer late by chance is retried like any other.
-TIMEOUT = 0.1
+# The judge's request timeout: 50 times a normal answer (~5 ms). It bounds every attempt, so it
+# outlasts a loaded machine's pauses (a passing fault's last attempt timed out would fail the
+# test); a timeout is proven by 0.25 s as well as by a minute.
+TIMEOUT = 0.25
 # Seconds before the SDK's first retry (it doubles): what is proven is that a fault is retried,
 # not how long the SDK waits (its 0.5 s, then 1 s, were most of this file's time).
 BACKOFF = 0.001
