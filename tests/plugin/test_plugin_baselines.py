@@ -2,8 +2,12 @@
 unused files and reports, each without xdist, with -n 0 and with -n 2.
 
 A test whose subject is a check writes the baselines it starts from without xdist: writing them
-under each mode is the subject of the update tests (and test_parallel_safety.py compares what -n 4
-writes with a serial run, byte for byte), and each -n 2 session costs its two workers' start-up."""
+under each mode is the subject of the update tests (and test_parallel_safety.py compares what -n 2
+writes with a serial run, byte for byte), and each -n 2 session costs its two workers' start-up.
+Likewise, a step that one test decides in its own process (an unchanged update rewrites nothing, a
+test that fails halfway keeps its file, a changed k is refused) runs once without xdist when
+another session of the same test, under each mode, carries that kind of result from the workers to
+the controller."""
 
 import json
 from pathlib import Path
@@ -61,8 +65,10 @@ def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(
         "test_other.json",
     ]  # no temp files
     written = (suite.path / GATE).stat().st_mtime_ns
-    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
-    assert (suite.path / GATE).stat().st_mtime_ns == written  # identical content is not rewritten
+    # Identical content is not rewritten: the writer's own decision, in the test's process (the
+    # update above wrote from the workers), so once, without xdist.
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
+    assert (suite.path / GATE).stat().st_mtime_ns == written
 
     result = suite.runpytest(*xdist)
     result.assert_outcomes(passed=2)
@@ -139,7 +145,9 @@ def test_a_changed_k_or_gold_set_asks_for_a_re_baseline_of_what_changed(
     (suite.path / "gold.yaml").write_text(
         GOLD.replace("Report of 2003.", "Report of the year 2003.")
     )
-    result = suite.runpytest(*xdist)
+    # Each test's check decides this in its own process: without xdist. The session below, under
+    # each mode, carries a warning, a report row and a failure from the workers.
+    result = suite.runpytest()
     result.assert_outcomes(failed=1, passed=1)  # test_gate's k changed; test_other met the edit
     result.stdout.fnmatch_lines(
         [
@@ -197,7 +205,8 @@ def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(
         ]
     )
     assert corrupt.read_text() == '{\n  "version": 1,\n  "results": {oops}\n}\n'
-    suite.runpytest(*xdist, "-k", "test_gate", UPDATE).assert_outcomes(passed=1)
+    # The flag rewrites it (writing from workers is the update test's -n 2 session).
+    suite.runpytest("-k", "test_gate", UPDATE).assert_outcomes(passed=1)
     assert json.loads(corrupt.read_text())["results"]["nDCG@2"]["score"] == 1.0
 
 
@@ -299,7 +308,8 @@ def test_same_test_names_in_two_classes_get_two_files_and_a_failed_update_writes
     before = b_file.read_text()
     assert sorted(json.loads(before)["results"]) == ["P@2", "nDCG@2"]
     monkeypatch.setenv("BREAK", "1")
-    result = suite.runpytest(*xdist, "test_classes.py", UPDATE)
+    # What a test that fails halfway writes is decided in its own process: once, without xdist.
+    result = suite.runpytest("test_classes.py", UPDATE)
     result.assert_outcomes(passed=1, failed=1)
     assert b_file.read_text() == before  # a test that failed halfway does not shrink its baseline
 
