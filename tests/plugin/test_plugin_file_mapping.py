@@ -15,7 +15,9 @@ def test_same_module_name_in_two_packages_gets_two_baselines_and_none_is_unused(
         (pytester.path / package / "__init__.py").write_text("")  # two modules named test_m
         (pytester.path / package / "test_m.py").write_text(BASELINE_TESTS)
     (pytester.path / "test_module.py").unlink()
-    pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=4)
+    # A file's place is computed from the node id alone, the same in a worker: the baselines are
+    # written without xdist, and read back under each mode below.
+    pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=4)
     written = sorted(p.relative_to(pytester.path).as_posix() for p in pytester.path.rglob("*.json"))
     assert written == [
         "base/pkg1/test_m/test_gate.json",
@@ -129,7 +131,9 @@ def test_long_ids_and_module_names_get_their_files_once_the_folders_exist(
         (pytester.path / f"{module}.py").write_text(LONG_NAMES_TESTS)
     (pytester.path / "base" / "test_module").mkdir(parents=True)  # the folders exist
     (pytester.path / "fixtures" / "cassettes" / "test_module").mkdir(parents=True)
-    pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=8)
+    # The update's files are named from the node id alone, in any process: without xdist. The
+    # check below sets the three fixtures up for every long id under each mode.
+    pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=8)
     written = [path for path in (pytester.path / "base").rglob("*.json")]
     short = [path for path in written if path.parent.name == "test_module"]
     assert len(written) == 4 and len(short) == 2  # one baseline per id, in each module
