@@ -1,5 +1,5 @@
 """The baseline lifecycle through pytest: create, check, regress, improve, re-baseline, corruption,
-unused files and reports, each without xdist, with -n 0 and with -n 2.
+unused files and reports, each in one process and with -n 2.
 
 A test whose subject is a check writes the baselines it starts from without xdist: writing them
 under each mode is the subject of the update tests (and test_parallel_safety.py compares what -n 2
