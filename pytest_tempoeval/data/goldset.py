@@ -301,6 +301,43 @@ class GoldSet:
             )
         return self._judgments
 
+    def with_judgments(self, added: Mapping[str, Mapping[str, int]]) -> GoldSet:
+        """This gold set with more judgments (query id -> doc id -> grade), for documents it does
+        not judge yet: a new object, with its own memo (nothing derived from it reaches this
+        one), sharing the documents and everything else. Gold mode's hole filling scores on it."""
+        from dataclasses import replace
+
+        for query_id, grades in added.items():
+            judged = self.queries[query_id].relevant
+            again = sorted(doc for doc in grades if doc in judged)
+            if again:
+                raise GoldSetError(
+                    located(
+                        self.path,
+                        self.line_of(query_id),
+                        f"query {query_id!r} already "
+                        f"judges {', '.join(map(repr, again))}: only holes are added",
+                    )
+                )
+        queries = [
+            replace(query, relevant={**query.relevant, **added[query.id]})
+            if added.get(query.id)
+            else query
+            for query in self.queries.values()
+        ]
+        _check_grades(queries, self.path)
+        copy = GoldSet.__new__(GoldSet)
+        copy.__dict__.update(
+            {
+                key: value
+                for key, value in self.__dict__.items()
+                if key not in _DERIVED  # cached views of the judgments, made anew
+            }
+        )
+        copy._queries = {query.id: query for query in queries}
+        copy._judgments, copy._judgment_lines, copy._memo = None, None, {}
+        return copy
+
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, once per ``key``: for data derived from this gold set (indexes, pools),
         which the gold set's immutability keeps valid."""
@@ -377,6 +414,9 @@ class GoldSet:
 
 
 _SHORT_HASH = 16  # hex digits: 64 bits
+# What a gold set derives from its judgments and keeps (cached properties, memo): not copied by
+# ``with_judgments``, whose judgments differ.
+_DERIVED = frozenset({"fingerprint", "_memo", "_judgments", "_judgment_lines", "_queries"})
 
 
 def _field(item: GoldQuery | GoldDocument, name: str) -> object:
