@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 from pytest_tempoeval.errors import (
+    InvalidReply,
     JudgeBudgetSpent,
     JudgeError,
     NoValidAnswer,
@@ -47,12 +48,14 @@ from pytest_tempoeval.metrics.llm_judgments import (
     ask_strictly,
     read_coverage,
     read_grade,
+    read_json_object,
     read_verdict,
 )
 from pytest_tempoeval.metrics.llm_prompts import (
     PROMPT_STYLES,
     coverage_prompt,
     graded_prompt,
+    prompt_hash,
     verdict_prompt,
 )
 
@@ -265,7 +268,15 @@ class AnthropicJudge:
 
             nonlocal done
             try:
-                judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
+                value = await ask_strictly(ask, read, where)
+                reply = self._replies.get((self.model, prompt))
+                judgment = Judgment(
+                    query_id,
+                    doc_id,
+                    value,
+                    reasoning=_reasoning(reply),
+                    prompt_hash=prompt_hash(prompt),
+                )
             except JudgeError as error:
                 self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
                 if (
@@ -547,6 +558,19 @@ def _asks_to_wait(headers: Any) -> bool:
             except ValueError:
                 return True
     return False
+
+
+def _reasoning(reply: str | None) -> str | None:
+    """The reasoning a valid reply gives (the graded prompt's ``reasoning``, the others'
+    ``reason``), for a judgment's provenance; None when it gives none."""
+    if reply is None:
+        return None
+    try:
+        data = read_json_object(reply)
+    except InvalidReply:
+        return None
+    reasoning = data.get("reasoning", data.get("reason"))
+    return reasoning if isinstance(reasoning, str) else None
 
 
 def _count(value: Any) -> int:

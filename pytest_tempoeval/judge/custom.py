@@ -51,6 +51,7 @@ from pytest_tempoeval.metrics.llm_judgments import (
     JudgmentRequest,
 )
 from pytest_tempoeval.metrics.llm_prompts import coverage_prompt, graded_prompt, verdict_prompt
+from pytest_tempoeval.metrics.llm_prompts import prompt_hash as hash_of_prompt
 
 if TYPE_CHECKING:
     from pytest_tempoeval.judge.budget import RequestBudget
@@ -291,8 +292,8 @@ class CachedJudge:
             await asyncio.gather(*pending.values(), return_exceptions=True)
             raise
         return [
-            Judgment(item[0], item[2], value)
-            for (_, _, item), value in zip(keyed, values, strict=True)
+            Judgment(item[0], item[2], value, prompt_hash=hash_of_prompt(prompt))
+            for (_, prompt, item), value in zip(keyed, values, strict=True)
         ]
 
     async def _ask(

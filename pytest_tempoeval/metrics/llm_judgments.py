@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pytest_tempoeval.errors import InvalidReply, JudgeDryRun, NoValidAnswer
@@ -31,6 +31,10 @@ class Judgment:
     query_id: str
     doc_id: str
     value: int  # grade 0-4, verdict 0/1, or coverage flags (COVERS_BASELINE | COVERS_COMPARISON)
+    # Where the value came from, when the judge says (gold-set proposals carry them): the reply's
+    # reasoning and the prompt's hash (llm_prompts.prompt_hash). Not compared: the same answer.
+    reasoning: str | None = field(default=None, compare=False)
+    prompt_hash: str | None = field(default=None, compare=False)
 
 
 # A coverage judgment's value: which of a cross-period query's periods the document covers.
