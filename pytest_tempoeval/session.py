@@ -85,6 +85,9 @@ class CheckRow:
     # Temporal diagnostics (TemporalDiagnostics.to_dict()), when a JSON or HTML report is written
     # and the gold set gives queries focus times; None otherwise.
     temporal: dict[str, Any] | None = None
+    # Gold mode with fill=llm: what the judge filled, per query (FilledGrades.to_dict()); None
+    # without filling.
+    filled: dict[str, Any] | None = None
 
     @property
     def status(self) -> CheckStatus:
@@ -130,6 +133,7 @@ class CheckRow:
             retrieved_ids=result.extra.get("retrieved_ids", 0),
             unasserted=check.unasserted,
             temporal=_temporal_figures(result) if temporal else None,
+            filled=_filled(result),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -157,6 +161,12 @@ def _worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]
             entry["temporal"] = detail.temporal.to_dict()
         worst.append(entry)
     return worst
+
+
+def _filled(result: Any) -> dict[str, Any] | None:
+    """What the judge filled of a gold-mode result's holes, as plain data (None: nothing)."""
+    filled = getattr(result, "filled", None)
+    return None if filled is None else dict(filled.to_dict())
 
 
 def _temporal_figures(result: Any) -> dict[str, Any] | None:
