@@ -179,9 +179,8 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
     """
     from pytest_tempoeval.errors import JudgeCassetteError
     from pytest_tempoeval.files import is_file
-    from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL, AnthropicJudge
     from pytest_tempoeval.judge.cassettes import JudgeCassette, cassette_file, rerecord_command
-    from pytest_tempoeval.judge.recording import Recording
+    from pytest_tempoeval.judge.recorded import recorded_judge
     from pytest_tempoeval.reports.progress import progress_line, status_line
 
     config = request.config
@@ -201,20 +200,16 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         pytest.fail(f"{request.node.nodeid}: {problem}", pytrace=False)
     assert cassette is not None
     batch = settings.judge_batch
-    progress = progress_line(config) if cassette.recording else None  # silent in replay
-    recording = Recording(
-        cassette=cassette,
-        progress=progress,
+    judge = recorded_judge(
+        cassette,
+        model=settings.judge_model,
+        prompt_style=settings.judge_prompt_style,
         dry_run=settings.judge_dry_run,
         budget=state.judge_budget,
         batch=batch,
         batch_poll=settings.judge_batch_poll,
+        progress=progress_line(config) if cassette.recording else None,  # silent in replay
         batch_status=status_line(config) if batch else None,
-    )
-    judge = AnthropicJudge(
-        model=settings.judge_model or DEFAULT_MODEL,
-        prompt_style=settings.judge_prompt_style,
-        recording=recording,
     )
     yield judge
     add_counters(notes_of(request.node).judge, judge.model, judge.stats)

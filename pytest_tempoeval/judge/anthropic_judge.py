@@ -23,8 +23,8 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
+from pytest_tempoeval.data.provenance import prompt_hash
 from pytest_tempoeval.errors import (
-    InvalidReply,
     JudgeBudgetSpent,
     JudgeError,
     NoValidAnswer,
@@ -48,14 +48,13 @@ from pytest_tempoeval.metrics.llm_judgments import (
     ask_strictly,
     read_coverage,
     read_grade,
-    read_json_object,
     read_verdict,
+    reply_reasoning,
 )
 from pytest_tempoeval.metrics.llm_prompts import (
     PROMPT_STYLES,
     coverage_prompt,
     graded_prompt,
-    prompt_hash,
     verdict_prompt,
 )
 
@@ -269,14 +268,6 @@ class AnthropicJudge:
             nonlocal done
             try:
                 value = await ask_strictly(ask, read, where)
-                reply = self._replies.get((self.model, prompt))
-                judgment = Judgment(
-                    query_id,
-                    doc_id,
-                    value,
-                    reasoning=_reasoning(reply),
-                    prompt_hash=prompt_hash(prompt),
-                )
             except JudgeError as error:
                 self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
                 if (
@@ -291,6 +282,8 @@ class AnthropicJudge:
                 if str(error).startswith(where):
                     raise error from None
                 raise error.in_context(where) from error
+            reasoning = reply_reasoning(self._replies.get((self.model, prompt)))
+            judgment = Judgment(query_id, doc_id, value, reasoning, prompt_hash(prompt))
             self._record(prompt)  # only a reply that was read as a valid judgment is kept
             done += 1
             if self.progress is not None:
@@ -558,19 +551,6 @@ def _asks_to_wait(headers: Any) -> bool:
             except ValueError:
                 return True
     return False
-
-
-def _reasoning(reply: str | None) -> str | None:
-    """The reasoning a valid reply gives (the graded prompt's ``reasoning``, the others'
-    ``reason``), for a judgment's provenance; None when it gives none."""
-    if reply is None:
-        return None
-    try:
-        data = read_json_object(reply)
-    except InvalidReply:
-        return None
-    reasoning = data.get("reasoning", data.get("reason"))
-    return reasoning if isinstance(reasoning, str) else None
 
 
 def _count(value: Any) -> int:

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
+from pytest_tempoeval.data.provenance import prompt_hash
 from pytest_tempoeval.data.readers.structured import LineList, Source, json_tree, strict_json
 from pytest_tempoeval.errors import (
     JudgeBudgetSpent,
@@ -51,7 +52,6 @@ from pytest_tempoeval.metrics.llm_judgments import (
     JudgmentRequest,
 )
 from pytest_tempoeval.metrics.llm_prompts import coverage_prompt, graded_prompt, verdict_prompt
-from pytest_tempoeval.metrics.llm_prompts import prompt_hash as hash_of_prompt
 
 if TYPE_CHECKING:
     from pytest_tempoeval.judge.budget import RequestBudget
@@ -292,7 +292,7 @@ class CachedJudge:
             await asyncio.gather(*pending.values(), return_exceptions=True)
             raise
         return [
-            Judgment(item[0], item[2], value, prompt_hash=hash_of_prompt(prompt))
+            Judgment(item[0], item[2], value, prompt_hash=prompt_hash(prompt))
             for (_, prompt, item), value in zip(keyed, values, strict=True)
         ]
 

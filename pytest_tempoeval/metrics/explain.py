@@ -231,6 +231,16 @@ def query_lines(result: Explained, query_id: str) -> list[str]:
     return lines
 
 
+def provenance_note(judged: list[tuple[str, int, str]], shown: int = 5) -> str:
+    """Who judged the documents an explanation shows, when not a person (doc id, grade,
+    source): ``judged by an LLM: d9 grade 2 (llm:claude-haiku-5-5)``; empty for none."""
+    if not judged:
+        return ""
+    parts = [f"{doc} grade {grade} ({source})" for doc, grade, source in judged[:shown]]
+    more = f", and {len(judged) - shown} more" if len(judged) > shown else ""
+    return f"judged by an LLM: {', '.join(parts)}{more}"
+
+
 def left_out(excluded: Mapping[str, str], ignored: list[str], shown: int = 3) -> str:
     """What a score leaves out, by reason: ``1 excluded: no focus time (q7)``; empty if nothing.
 

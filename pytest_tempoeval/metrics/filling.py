@@ -44,38 +44,17 @@ JUDGE_TOP = JUDGE_GRADES[-1]
 # -- the judge's grade on the gold set's scale -----------------------------------------------------
 
 
-def grade_scale(gold: GoldSet) -> tuple[int, int]:
-    """The gold set's scale, (lowest, highest grade): its ``grade_scale`` key when it gives one,
-    else 0 to the largest grade it holds."""
-    declared: Any = getattr(gold, "grade_scale", None)  # gold key grade_scale: [low, high]
-    if declared is not None:
-        low, high = declared
-        return int(low), int(high)
-    return 0, max(int(gold.judgments.values.max(initial=0)), 0)
-
-
-def scaled(grade: int, low: int, high: int) -> int:
-    """The judge's ``grade`` (0-4) on the scale low..high: low + round(grade x (high - low) / 4),
-    rounded half up (1.5 is 2, 0.5 is 1), as a reader of "round" expects. Python's round() rounds
-    half to even (round(0.5) is 0), which would send a binary set's judge grade 2 to 0 and a 0-2
-    set's grade 1 to 0. Exact on integers: floor(n / 4 + 1/2) = (n + 2) // 4 for n >= 0."""
-    return low + (grade * (high - low) + 2) // 4
-
-
 def grade_map(gold: GoldSet, fill_grades: Mapping[int, int] | None = None) -> tuple[int, ...]:
     """The gold grade of each judge grade 0-4 (index = the judge's grade): ``fill_grades`` when
-    given (each judge grade mapped to an integer of the gold set's scale), else :func:`scaled`
-    onto :func:`grade_scale`."""
-    low, high = grade_scale(gold)
-    scale = f"the gold set's scale {low}..{high}"
+    given (each judge grade mapped to an integer of the gold set's scale), else the judge's grade
+    on the gold set's scale (``GoldSet.grade_scale``: its ``grade_scale`` key, else 0 to its
+    largest grade): low + round(g x (high - low) / 4), halves rounded up, by
+    ``data.provenance.judge_grade_on_scale`` (the one rule ``tempoeval pool`` maps with too)."""
+    from pytest_tempoeval.data.provenance import judge_grade_on_scale
+
+    low, high = scale = gold.grade_scale
     if fill_grades is None:
-        if high <= low:
-            raise MetricError(
-                f"cannot map the judge's grades 0-4 onto {scale} ({gold.path}: its largest grade "
-                f"is {high}): give the gold set 'grade_scale: [0, 3]' (its lowest and highest "
-                "grade), or fill_grades={0: 0, 1: 0, 2: 1, 3: 1, 4: 1}"
-            )
-        return tuple(scaled(grade, low, high) for grade in JUDGE_GRADES)
+        return tuple(judge_grade_on_scale(grade, scale) for grade in JUDGE_GRADES)
     if not isinstance(fill_grades, Mapping):
         raise MetricError(
             "fill_grades maps each judge grade 0-4 to a grade of the gold set, e.g. "
@@ -95,14 +74,15 @@ def grade_map(gold: GoldSet, fill_grades: Mapping[int, int] | None = None) -> tu
             "{0: 0, 1: 0, 2: 1, 3: 2, 4: 3}"
         )
     mapped = {int(key): value for key, value in fill_grades.items()}
+    declared = gold.declared_grade_scale is not None
     for grade in JUDGE_GRADES:
         value = mapped[grade]
         if not _whole(value) or not low <= int(value) <= high:
             raise MetricError(
-                f"fill_grades[{grade}] = {value!r} is not an integer of {scale}"
-                + (" (its grade_scale)" if getattr(gold, "grade_scale", None) else "")
-                + ": map each judge grade to a grade the gold set uses"
-                + ("" if getattr(gold, "grade_scale", None) else ", or declare grade_scale")
+                f"fill_grades[{grade}] = {value!r} is not an integer of the gold set's scale "
+                f"{low}..{high} ({'its grade_scale' if declared else '0 to its largest grade'}): "
+                "map each judge grade to a grade on it"
+                + ("" if declared else ", or declare the scale with grade_scale: [low, high]")
             )
     return tuple(int(mapped[grade]) for grade in JUDGE_GRADES)
 
@@ -335,7 +315,7 @@ def fill_holes(
         relevance_level=relevance_level,
         gold_path=gold.path,
         queries=fills,
-        scale=grade_scale(gold),
+        scale=gold.grade_scale,
         mapping=mapping,
     )
     added = {query: {g.doc_id: g.grade for g in grades} for query, grades in filled.items()}

@@ -31,8 +31,9 @@ class Judgment:
     query_id: str
     doc_id: str
     value: int  # grade 0-4, verdict 0/1, or coverage flags (COVERS_BASELINE | COVERS_COMPARISON)
-    # Where the value came from, when the judge says (gold-set proposals carry them): the reply's
-    # reasoning and the prompt's hash (llm_prompts.prompt_hash). Not compared: the same answer.
+    # What a judge that reads replies knows beside the value (provenance, for a gold set): the
+    # reply's reasoning and the hash of the prompt asked (data.provenance.prompt_hash). Not
+    # compared: two judgments of the same pair with the same value are equal.
     reasoning: str | None = field(default=None, compare=False)
     prompt_hash: str | None = field(default=None, compare=False)
 
@@ -111,6 +112,22 @@ def read_json_object(reply: str | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidReply("the JSON is not an object")
     return value
+
+
+def reply_reasoning(reply: str | dict[str, Any] | None) -> str | None:
+    """The reasoning a valid reply gives (the graded prompt's ``reasoning``, the others'
+    ``reason``), or None."""
+    if reply is None:
+        return None
+    try:
+        data = read_json_object(reply)
+    except InvalidReply:
+        return None
+    for key in ("reasoning", "reason"):
+        if isinstance(data.get(key), str):
+            text: str = data[key]
+            return text
+    return None
 
 
 def read_grade(reply: str | dict[str, Any]) -> int:

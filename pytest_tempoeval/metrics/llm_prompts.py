@@ -164,15 +164,3 @@ def _fenced(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}text\n{text}\n{fence}"
-
-
-PROMPT_HASH_DIGITS = 16  # 64 bits: names a prompt among a gold set's, guards against no adversary
-
-
-def prompt_hash(prompt: str) -> str:
-    """The first 16 hex digits of the sha256 of a prompt as the judge sent it (query, document,
-    template and style): a judgment's provenance (``prompt_hash:`` in a gold set or a patch)
-    names the exact request its grade answered."""
-    import hashlib  # at first use: not on the plugin's start-up path
-
-    return hashlib.sha256(prompt.encode()).hexdigest()[:PROMPT_HASH_DIGITS]

@@ -477,7 +477,7 @@ def _package(
         mode=mode.value,
         per_query=QueryScores(ids, scores, counted),
         excluded={ids[i]: reason for i, reason in sorted(excluded.items())},
-        explain_query=_explainer(whole, scoring, spec.binary, figures),
+        explain_query=_explainer(whole, scoring, spec.binary, figures, mode == Mode.GOLD),
         extra=extra if relevance.complete else {**unjudged(), **extra},
         gold=given,
         fail_on_excluded=scoring.fail_on_excluded,
@@ -536,9 +536,11 @@ def _explainer(
     scoring: Scoring,
     binary: bool,
     figures: Callable[[], QueryFigures | None],
+    gold_mode: bool = False,
 ) -> Callable[[str], QueryExplanation]:
     """What a query retrieved, with the relevance the score used, and the ideal ranking it was
-    measured against (the same one: :attr:`Relevance.ideal_documents`)."""
+    measured against (the same one: :attr:`Relevance.ideal_documents`); in gold mode, who judged
+    the documents shown, when it was not a person."""
     shown = scoring.k or DEFAULT_K
     table, position_of = scoring.run.table, scoring.gold.query_position
 
@@ -563,6 +565,17 @@ def _explainer(
         )
         if relevance.notes and position in relevance.notes:
             notes.append(relevance.notes[position])
+        judged_by = scoring.gold.provenance_of(query_id) if gold_mode else {}
+        if judged_by:
+            from pytest_tempoeval.metrics.explain import provenance_note
+
+            docs = dict.fromkeys(doc for doc, _ in [*retrieved, *ideal])
+            grades = scoring.gold.queries[query_id].relevant
+            note = provenance_note(
+                [(doc, grades[doc], judged_by[doc].source) for doc in docs if doc in judged_by]
+            )
+            if note:
+                notes.append(note)
 
         def temporal() -> QueryTemporal | None:  # when read: the figures are kept on the run
             computed = figures()

@@ -27,11 +27,12 @@ from pytest_tempoeval import (
     temporal_ndcg,
 )
 from pytest_tempoeval.data.gold_schema import GoldDocument, GoldQuery
+from pytest_tempoeval.data.provenance import judge_grade_on_scale
 from pytest_tempoeval.errors import JudgeBudgetSpent, JudgeDryRun
 from pytest_tempoeval.judge.anthropic_judge import AnthropicJudge
 from pytest_tempoeval.judge.budget import RequestBudget
 from pytest_tempoeval.judge.cassettes import JudgeCassette
-from pytest_tempoeval.metrics.filling import grade_map, scaled
+from pytest_tempoeval.metrics.filling import grade_map
 from pytest_tempoeval.metrics.llm_judgments import Judgment, JudgmentRequest
 from pytest_tempoeval.testing import FakeMessagesServer, Fault
 
@@ -232,9 +233,9 @@ def test_filled_grades_never_reach_the_gold_set_another_judge_or_a_call_without_
 
 
 def test_filled_grades_stay_in_the_scale() -> None:
-    # every judge grade onto every scale up to 0..8, and from a low of 1 and of -1
-    for low, high in [(0, top) for top in range(1, 9)] + [(1, 3), (-1, 2)]:
-        mapped = [scaled(grade, low, high) for grade in range(5)]
+    # every judge grade onto every scale up to 0..8, and from a low of 1
+    for low, high in [(0, top) for top in range(1, 9)] + [(1, 3), (2, 7)]:
+        mapped = [judge_grade_on_scale(grade, (low, high)) for grade in range(5)]
         assert mapped[0] == low and mapped[-1] == high and mapped == sorted(mapped)
     assert grade_map(GOLD) == (0, 1, 2, 2, 3)  # 0.75 -> 1, 1.5 -> 2, 2.25 -> 2
     binary = GoldSet([GoldQuery("q1", "in 2020", relevant={"d1": 1})])
@@ -272,10 +273,20 @@ def test_a_grade_mapping_is_applied() -> None:
             assert grade == lenient[stub_grade(query, doc)]
 
 
-def test_a_gold_set_without_a_positive_grade_needs_a_scale() -> None:
+def test_the_declared_scale_maps_the_grades_and_bounds_the_mapping() -> None:
+    scaled = GoldSet(GOLD.queries, GOLD.documents, grade_scale=(0, 4))
+    assert grade_map(scaled) == (0, 1, 2, 3, 4)
+    with pytest.raises(
+        MetricError,
+        match=r"fill_grades\[4\] = 5 is not an integer of the gold set's "
+        r"scale 0..4 \(its grade_scale\)",
+    ):
+        ndcg(
+            RUN, scaled, k=5, fill_unjudged=StubJudge(), fill_grades={0: 0, 1: 1, 2: 2, 3: 3, 4: 5}
+        )
+    # a set whose largest grade is 0 is on 0..1 (GoldSet.grade_scale): 2, 3, 4 fill a 1
     flat = GoldSet([GoldQuery("q1", "in 2020", relevant={"d1": 0})], GOLD.documents)
-    with pytest.raises(MetricError, match=r"largest grade is 0.*grade_scale: \[0, 3\]"):
-        ndcg(RUN, flat, k=5, fill_unjudged=StubJudge())
+    assert grade_map(flat) == (0, 0, 1, 1, 1)
 
 
 def test_fill_is_refused_where_it_means_nothing() -> None:
