@@ -23,6 +23,7 @@ from pytest_tempoeval.hooks import (
     JUDGING_INTERRUPTED,
     Checks,
     DryRun,
+    Proposals,
     Reports,
     Trimming,
     Xdist,
@@ -88,6 +89,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             plugins.register(Trimming(), "tempoeval-trimming")
         if settings.judge_dry_run:
             plugins.register(DryRun(), "tempoeval-dry-run")
+        if settings.propose_gold_path:
+            plugins.register(Proposals(), "tempoeval-proposals")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -123,7 +126,12 @@ def pytest_terminal_summary(
 ) -> None:
     state = config.stash[SESSION]
     if hasattr(config, "workerinput") or not (
-        state.rows or state.judged or state.unused or state.report_problems or state.crashed
+        state.rows
+        or state.judged
+        or state.unused
+        or state.report_problems
+        or state.crashed
+        or state.proposal_lines
     ):
         return
     from pytest_tempoeval.reports.text import terminal_summary
@@ -147,6 +155,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         from pytest_tempoeval.reports.writer import write_session_reports
 
         write_session_reports(state, (config.rootpath, config.invocation_params.dir))
+    if settings.propose_gold_path:
+        from pytest_tempoeval.reports.gold_proposals import write_proposals
+
+        state.proposal_lines = write_proposals(
+            state.proposals,
+            settings.propose_gold_path,
+            overwrite=settings.propose_gold_overwrite,
+            root=config.rootpath,
+        )
 
 
 # -- fixtures --------------------------------------------------------------------------------------

@@ -196,19 +196,23 @@ class TestNotes:
     checks: list[CheckRow] = field(default_factory=list)
     judge: dict[str, dict[str, int]] = field(default_factory=dict)
     baselines: list[str] = field(default_factory=list)  # checked, "module/test.json"
+    # --tempoeval-propose-gold: the grades the judge filled at or above the relevance level
+    # (FilledGrades.proposals())
+    proposals: list[dict[str, Any]] = field(default_factory=list)
 
     def take(self) -> str | None:
         """The notes not yet reported, as JSON (None: nothing new); then they are cleared."""
-        if not (self.checks or self.judge or self.baselines):
+        if not (self.checks or self.judge or self.baselines or self.proposals):
             return None
         payload = json.dumps(
             {
                 "checks": [row.to_dict() for row in self.checks],
                 "judge": self.judge,
                 "baselines": self.baselines,
+                "proposals": self.proposals,
             }
         )
-        self.checks, self.judge, self.baselines = [], {}, []
+        self.checks, self.judge, self.baselines, self.proposals = [], {}, [], []
         return payload
 
 
@@ -265,6 +269,10 @@ class TempoEvalSession:
         # A usage error found by an xdist worker, for the controller to report (exit 4).
         self.usage_error: str | None = None
         self.report_problems: list[str] = []  # reports that could not be written, one line each
+        # --tempoeval-propose-gold: the filled grades every test proposed (on the controller under
+        # xdist: all workers'), and what writing their patch said, one line each
+        self.proposals: list[dict[str, Any]] = []
+        self.proposal_lines: list[str] = []
         # xdist (on the controller): the tests whose worker crashed under them, whose checks may be
         # missing; how many workers went down before their end; a failed collection.
         self.crashed: list[str] = []
@@ -302,6 +310,7 @@ class TempoEvalSession:
         for model, counters in data["judge"].items():
             self.add_judge_stats(model, counters)
         self.checked_baselines.update(data["baselines"])
+        self.proposals.extend(data.get("proposals", ()))
 
     @property
     def lost_tests(self) -> bool:

@@ -250,7 +250,14 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
     that could not be written. Nothing when the session has none of these."""
     # A crash is named even when no check reached the controller, in a project that has baselines.
     crashed = state.crashed if state.rows or state.selected_baselines else []
-    if not (state.rows or state.judged or state.unused or state.report_problems or crashed):
+    if not (
+        state.rows
+        or state.judged
+        or state.unused
+        or state.report_problems
+        or crashed
+        or state.proposal_lines
+    ):
         return
     judging = judge_line(state.judge_stats, state.judge_prices)
     rows = state.sorted_rows()
@@ -266,3 +273,5 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
             reporter.write_line(line, red=True)
     for line in state.report_problems:
         reporter.write_line(line, red=True)
+    for line in state.proposal_lines:  # --tempoeval-propose-gold
+        reporter.write_line(line)
