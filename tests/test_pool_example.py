@@ -40,11 +40,30 @@ def test_the_pooled_gold_set_is_what_the_pool_writes_offline(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # nothing listens: offline
     assert main(pool("-o", str(tmp_path / "dry.yaml"), "--dry-run")) == 0
     assert "0 judgments to ask, 39 held in" in capsys.readouterr().out
-    out = tmp_path / "pooled.yaml"
-    assert main(pool("-o", str(out))) == 0
-    assert out.read_bytes() == (EXAMPLE / "pooled.yaml").read_bytes()
+    monkeypatch.chdir(tmp_path)
+    assert main(pool("-o", "pooled.yaml")) == 0
+    assert (tmp_path / "pooled.yaml").read_bytes() == (EXAMPLE / "pooled.yaml").read_bytes()
     summary = capsys.readouterr().out
     assert "LLM judge: 39 replayed from cassettes, 0 asked live" in summary
+    assert summary == shown_after("**The summary**") + "\n"  # docs/cli.md shows it
+
+
+def shown_after(words: str) -> str:
+    """The first unlabelled fenced block after ``words`` in docs/cli.md."""
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    return page.split(words, 1)[1].split("\n```\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_agree_on_the_example_prints_what_the_docs_show(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    human, pooled = "examples/pool/human.yaml", "examples/pool/pooled.yaml"
+    assert main(["agree", human, pooled]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    shown = shown_after("On the pool example:").splitlines()
+    assert printed[: len(shown) - 2] == shown[:-2]  # the docs cut the list of disagreements
+    assert printed[-1] == shown[-1]
 
 
 def test_the_runs_are_what_the_example_retrievers_return(monkeypatch: pytest.MonkeyPatch) -> None:
