@@ -241,3 +241,28 @@ def test_what_the_pool_refuses(files: Path, capsys: pytest.CaptureFixture[str]) 
     assert code == 2 and "no pooled pair can be judged (1 pooled, 1 without a text)" in err
     code, _, err = run_main(capsys, *POOL, "-o", "new.yaml", "--cassette", "c.yaml", "--depth", "0")
     assert code == 2 and "must be a positive integer" in err
+
+
+def test_the_cost_per_thousand_judgments_in_the_docs_is_the_price_tables() -> None:
+    """docs/judge.md states what 1,000 graded judgments cost at the default model's price: the
+    figures follow the prompt, the dry run's token estimate and judge/prices.py."""
+    import re
+
+    from pytest_tempoeval.judge.accounting import CHARS_PER_TOKEN, ESTIMATED_OUTPUT_TOKENS
+    from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL
+    from pytest_tempoeval.judge.prices import dollars, price_of
+
+    page = (Path(__file__).parent.parent / "docs" / "judge.md").read_text(encoding="utf-8")
+    prompt = graded_prompt("q" * 60, "d" * 1000)  # a 60-character query, a 1,000-character doc
+    tokens = -(-len(prompt) // CHARS_PER_TOKEN), ESTIMATED_OUTPUT_TOKENS["grade"]
+    price = price_of(DEFAULT_MODEL)
+    assert price is not None
+    live = dollars(price.cost(tokens[0] * 1000, tokens[1] * 1000))
+    batch = dollars(price.cost(tokens[0] * 1000, tokens[1] * 1000, batch=True))
+    text = " ".join(page.split())
+    assert f"is a {len(prompt):,}-character seed prompt: {tokens[0]} input tokens" in text
+    assert f"a reply of about {tokens[1]} output tokens" in text
+    assert f"(`{DEFAULT_MODEL}`, priced as" in text
+    assert f"${price.input:g} / ${price.output:g} per million tokens" in text
+    match = re.search(r"cost about \*\*(\$[\d.]+) live and (\$[\d.]+) through batches\*\*", text)
+    assert match is not None and match.groups() == (live, batch)
