@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_tempoeval import GoldSet, Run, assert_ndcg, judged, ndcg
+from pytest_tempoeval import GoldSet, Run, ndcg
 
 pytestmark = pytest.mark.tempoeval(gold="pool/human.yaml")
 POOL = Path(__file__).parent / "pool"
@@ -35,11 +35,13 @@ CANDIDATE = Run.load(POOL / "reranked.trec")
 
 
 def test_gold_only_the_gate_refuses_the_better_retriever(tempoeval_gold: GoldSet) -> None:
-    production = ndcg(PRODUCTION, tempoeval_gold, k=5)  # its top 5 is judged whole: 0.9075
-    # The candidate's four answers are holes (the "?" of the message), scored as not relevant.
-    assert judged(CANDIDATE, tempoeval_gold, k=5) < 1.0
-    with pytest.raises(AssertionError, match=r"nDCG@5 \[gold\] = 0.8529, needed >= 0.9075"):
-        assert_ndcg(CANDIDATE, tempoeval_gold, k=5) >= production
+    production = ndcg(PRODUCTION, tempoeval_gold, k=5)  # its top 5 is judged whole
+    candidate = ndcg(CANDIDATE, tempoeval_gold, k=5)
+    # The candidate's four answers are holes, scored as not relevant: the gate "no worse than
+    # production" (assert candidate >= production) would fail the better retriever. (Compared as
+    # plain numbers here, so that the session's summary records no failed check.)
+    assert candidate.extra["unjudged"] == 4
+    assert (round(float(candidate), 4), round(float(production), 4)) == (0.8529, 0.9075)
 
 
 def test_with_its_holes_filled_it_passes(tempoeval_gold: GoldSet, tempoeval_judge) -> None:

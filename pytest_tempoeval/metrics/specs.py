@@ -337,9 +337,10 @@ FILL = Param(
     default="none",
     choices=FILL_CHOICES,
     argument="fill_unjudged",
-    description="llm: the unjudged documents of the top k are graded by the judge (judge=; the "
-    "functions take fill_unjudged=judge) and mapped onto the gold set's scale, human and filled "
-    "grades scored together; a document without a text stays unjudged (docs/judge.md)",
+    description="gold mode; llm: the unjudged documents of the top k are graded by the judge "
+    "(evaluate's judge=; the functions take fill_unjudged=judge) and put on the gold set's scale, "
+    "human and filled grades scored together; a document without a text stays unjudged "
+    "(docs/judge.md)",
 )
 
 # RBP's: the user goes on to the next document with probability p (ir_measures' default 0.8;

@@ -53,8 +53,10 @@ BAD_OPTIONS = [
     (  # a file that exists (a patch under review?) is not replaced unless asked
         "--tempoeval-propose-gold",
         "test_never.py",
-        ": test_never.py exists (a patch under review?); move it, or pass "
-        "--tempoeval-propose-gold-overwrite to replace it",
+        (
+            ": test_never.py exists (a patch under review?); move it, or pass "
+            "--tempoeval-propose-gold-overwrite to replace it"
+        ),
     ),
 ]
 # The rest take any value: a path, a model name, or a flag.
