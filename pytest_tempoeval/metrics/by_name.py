@@ -131,7 +131,8 @@ def score(
         if judge is None:
             raise MetricError(
                 f"measure {str(parsed)!r}: fill=llm has the judge grade the unjudged documents; "
-                "give evaluate(..., judge=...) (the tempoeval_judge fixture)"
+                "give evaluate(..., judge=...) (in a test, the tempoeval_judge fixture; the "
+                "command line has no judge)"
             )
         fill_unjudged = judge
     k: Cutoff
