@@ -114,6 +114,8 @@ def test_only_unjudged_documents_of_the_top_k_are_asked(fake: FakeMessagesServer
     two = precision(RUN, GOLD, k=2, fill_unjudged=judge_for(fake))
     assert asked(fake) == {("q1", "d5"), ("q2", "d1")}
     assert two.filled is not None and two.filled.per_query == {"q1": {"d5": 3}, "q2": {"d1": 0}}
+    # the holes past k are not counted either: only q3's d5 (its query has no text) is left
+    assert (two.filled.asked, two.filled.without_text, two.extra["unjudged"]) == (2, 1, 1)
 
 
 def test_the_score_is_the_hand_computation_with_the_mapped_grades(

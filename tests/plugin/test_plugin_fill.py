@@ -4,6 +4,7 @@ API, replayed offline under xdist; the reports, the baseline and ``--tempoeval-p
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +133,40 @@ def test_recorded_replayed_under_xdist_reported_gated_and_proposed(
         "--tempoeval-propose-gold=patch.yaml", "--tempoeval-propose-gold-overwrite"
     ).assert_outcomes(passed=2)
     assert (suite.path / "patch.yaml").read_bytes() == (suite.path / "again.yaml").read_bytes()
+
+
+def proposal(gold: str, query: str, doc: str, grade: int, model: str = "m1") -> dict[str, object]:
+    return {
+        "gold": gold,
+        "query": query,
+        "document": doc,
+        "grade": grade,
+        "judge_grade": 4,
+        "reasoning": None,
+        "model": model,
+        "prompt_hash": "0" * 16,
+    }
+
+
+def test_one_patch_per_gold_set_one_line_per_pair_and_nothing_replaced(tmp_path: Path) -> None:
+    from pytest_tempoeval.reports.gold_proposals import write_proposals
+
+    root = tmp_path
+    made = [
+        proposal(str(root / "gold/a.yaml"), "q1", "d1", 2),
+        proposal(str(root / "gold/a.yaml"), "q1", "d1", 3, model="m2"),  # another judge's answer
+        proposal(str(root / "gold/a.yaml"), "q1", "d1", 2),  # the same hole, another test
+        proposal(str(root / "other/b.yaml"), "q9", "d9", 1),
+    ]
+    lines = write_proposals(made, str(tmp_path / "p.yaml"), overwrite=False, root=root)
+    first = read_gold_patch(tmp_path / "p.a.yaml")
+    assert first.gold == "gold/a.yaml"
+    assert [(j.query_id, j.doc_id, j.grade, j.model) for j in first.judgments] == [
+        ("q1", "d1", 2, "m1")  # the first by (model, prompt hash, grade)
+    ]
+    assert [j.doc_id for j in read_gold_patch(tmp_path / "p.b.yaml").judgments] == ["d9"]
+    assert "1 pairs were filled with different answers" in lines[0]
+    assert not (tmp_path / "p.yaml").exists()
+    again = write_proposals(made, str(tmp_path / "p.yaml"), overwrite=False, root=root)
+    assert all("exists, not replaced" in line for line in again)
+    assert "nothing to propose" in write_proposals([], "p.yaml", overwrite=False, root=root)[0]
