@@ -136,7 +136,13 @@ def pool_command(args: argparse.Namespace, out: TextIO) -> int:
     output = Path(args.output)
     if not args.dry_run:
         _check_output(output, args.force)
-    queries = {query.id: query for query in read_pool_queries(args.queries)}
+    pooled_queries, dropped = read_pool_queries(args.queries)
+    queries = {query.id: query for query in pooled_queries}
+    if dropped and not args.human:
+        _note(
+            f"{_count(dropped, 'judgment')} of {args.queries} not kept (QUERIES gives the "
+            "queries); give it as --human too to keep them and judge only the rest"
+        )
     corpus = read_pool_corpus(args.corpus)
     runs = [Run.load(path) for path in args.runs]
     human = _load_human(args.human) if args.human else None

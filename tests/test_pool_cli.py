@@ -120,6 +120,21 @@ def test_the_pool_is_judged_once_per_pair_and_written_with_provenance(
     assert "    the document is not in CORPUS: 1 (qb/missing9)" in out
     assert "    the document has no text: 1 (qa/notext)" in out
     assert "rerank.trec: 1 query not in corpus.yaml, not pooled: qz" in err
+    assert "judgments of" not in err  # corpus.yaml has none
+
+
+def test_judgments_in_queries_are_named_when_not_kept(
+    files: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (files / "judged.yaml").write_text(
+        CORPUS.replace(f'"{QB}"\n', f'"{QB}"\n    relevant: {{a0: 1}}\n')
+    )
+    code, _, err = run_main(
+        capsys, "pool", "judged.yaml", "corpus.yaml", "bm25.trec", "--depth", "1", "-o", "g.yaml",
+        "--cassette", "c.yaml", "--dry-run",
+    )  # fmt: skip
+    assert code == 0
+    assert "1 judgment of judged.yaml not kept" in err and "--human too" in err
 
 
 def test_a_dry_run_counts_what_the_recording_asks_and_a_replay_writes_the_same_bytes(

@@ -32,10 +32,10 @@ NO_DOCUMENT_TEXT = "the document has no text"
 NO_QUERY_TEXT = "the query has no text"
 
 
-def read_pool_queries(path: str | Path) -> list[GoldQuery]:
+def read_pool_queries(path: str | Path) -> tuple[list[GoldQuery], int]:
     """The queries to pool, in their order: a BEIR folder's ``queries.jsonl``, a JSONL file of
-    such lines, or a gold set's queries (its judgments are not read here: ``--human`` keeps
-    them)."""
+    such lines, or a gold set's queries; and how many judgments that gold set holds, which are
+    not kept here (``--human`` keeps them)."""
     path = Path(path)
     if path.is_dir() or path.suffix.lower() == ".jsonl":
         from pytest_tempoeval.data.readers.beir import QUERIES_NAME, read_queries
@@ -43,14 +43,14 @@ def read_pool_queries(path: str | Path) -> list[GoldQuery]:
         file = path / QUERIES_NAME if path.is_dir() else path
         if problem := regular_file_problem(file, "queries file"):
             raise GoldSetError(problem)
-        return [
+        queries = [
             GoldQuery(query_id, text, focus, line=line)
             for query_id, (text, focus, line) in read_queries(file).items()
         ]
-    return [
-        dataclasses.replace(query, relevant={}, provenance={})
-        for query in GoldSet.load(path).queries.values()
-    ]
+        return queries, 0
+    gold = GoldSet.load(path)
+    judged = sum(len(query.relevant) for query in gold)
+    return [dataclasses.replace(query, relevant={}, provenance={}) for query in gold], judged
 
 
 def read_pool_corpus(path: str | Path) -> Mapping[str, GoldDocument]:
