@@ -36,7 +36,6 @@ from pytest_tempoeval.metrics.alignment import (
     short_rankings,
     unknown_ids,
 )
-from pytest_tempoeval.metrics.checks import record_fill
 from pytest_tempoeval.metrics.diagnostics import query_figures_of, summary_of
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
@@ -118,7 +117,11 @@ def compute(
     measure = str(measure_of(spec.name, cutoff, **spec.measure_params(values)))
     result = _package(spec, measure, relevance, scoring, mode, scores, excluded, fill)
     if fill is not None and not fill.stopped:
-        record_fill(fill.report)  # --tempoeval-propose-gold collects what was filled
+        # --tempoeval-propose-gold collects what was filled (the recorder of checks: loaded by
+        # judged calls only, never by a command that prints results)
+        from pytest_tempoeval.metrics.checks import record_fill
+
+        record_fill(fill.report)
     return result
 
 
