@@ -102,7 +102,7 @@ class FilledGrade:
     grade: int  # on the gold set's scale (grade_map)
     judge_grade: int  # the judge's own, 0-4
     reasoning: str | None = None  # the judge's, when it gives one
-    prompt_hash: str | None = None  # llm_prompts.prompt_hash of the prompt it answered
+    prompt_hash: str | None = None  # data.provenance.prompt_hash of the prompt it answered
 
 
 @dataclass(frozen=True)
