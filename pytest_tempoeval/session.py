@@ -85,6 +85,9 @@ class CheckRow:
     # Temporal diagnostics (TemporalDiagnostics.to_dict()), when a JSON or HTML report is written
     # and the gold set gives queries focus times; None otherwise.
     temporal: dict[str, Any] | None = None
+    # Gold mode with fill=llm: what the judge filled, per query (FilledGrades.to_dict()); None
+    # without filling.
+    filled: dict[str, Any] | None = None
 
     @property
     def status(self) -> CheckStatus:
@@ -130,6 +133,7 @@ class CheckRow:
             retrieved_ids=result.extra.get("retrieved_ids", 0),
             unasserted=check.unasserted,
             temporal=_temporal_figures(result) if temporal else None,
+            filled=_filled(result),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -159,6 +163,12 @@ def _worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]
     return worst
 
 
+def _filled(result: Any) -> dict[str, Any] | None:
+    """What the judge filled of a gold-mode result's holes, as plain data (None: nothing)."""
+    filled = getattr(result, "filled", None)
+    return None if filled is None else dict(filled.to_dict())
+
+
 def _temporal_figures(result: Any) -> dict[str, Any] | None:
     """A result's temporal diagnostics as plain data (None: its gold set gives no query a focus
     time, or it was not computed from one)."""
@@ -186,19 +196,23 @@ class TestNotes:
     checks: list[CheckRow] = field(default_factory=list)
     judge: dict[str, dict[str, int]] = field(default_factory=dict)
     baselines: list[str] = field(default_factory=list)  # checked, "module/test.json"
+    # --tempoeval-propose-gold: the grades the judge filled at or above the relevance level
+    # (FilledGrades.proposals())
+    proposals: list[dict[str, Any]] = field(default_factory=list)
 
     def take(self) -> str | None:
         """The notes not yet reported, as JSON (None: nothing new); then they are cleared."""
-        if not (self.checks or self.judge or self.baselines):
+        if not (self.checks or self.judge or self.baselines or self.proposals):
             return None
         payload = json.dumps(
             {
                 "checks": [row.to_dict() for row in self.checks],
                 "judge": self.judge,
                 "baselines": self.baselines,
+                "proposals": self.proposals,
             }
         )
-        self.checks, self.judge, self.baselines = [], {}, []
+        self.checks, self.judge, self.baselines, self.proposals = [], {}, [], []
         return payload
 
 
@@ -255,6 +269,10 @@ class TempoEvalSession:
         # A usage error found by an xdist worker, for the controller to report (exit 4).
         self.usage_error: str | None = None
         self.report_problems: list[str] = []  # reports that could not be written, one line each
+        # --tempoeval-propose-gold: the filled grades every test proposed (on the controller under
+        # xdist: all workers'), and what writing their patch said, one line each
+        self.proposals: list[dict[str, Any]] = []
+        self.proposal_lines: list[str] = []
         # xdist (on the controller): the tests whose worker crashed under them, whose checks may be
         # missing; how many workers went down before their end; a failed collection.
         self.crashed: list[str] = []
@@ -292,6 +310,7 @@ class TempoEvalSession:
         for model, counters in data["judge"].items():
             self.add_judge_stats(model, counters)
         self.checked_baselines.update(data["baselines"])
+        self.proposals.extend(data.get("proposals", ()))
 
     @property
     def lost_tests(self) -> bool:

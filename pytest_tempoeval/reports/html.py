@@ -115,6 +115,8 @@ def _section(number: int, row: CheckRow) -> str:
         f'<h2>{title} <span class="{row.status}">{row.status}</span></h2>',
         f"<p>{row.counted} queries counted, {row.excluded} excluded. {escape(_verdict(row))}</p>",
     ]
+    if row.filled is not None:  # gold mode with fill=llm: what the judge filled, per query
+        parts.append(_filled_line(row.filled))
     if row.temporal is not None:  # the temporal diagnostics: where in time the top k are
         parts.append(_element("p", {"class": "temporal"}, escape(temporal_line(row.temporal))))
     if row.per_query:
@@ -123,6 +125,28 @@ def _section(number: int, row: CheckRow) -> str:
         parts.append(_worst_table(row))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _filled_line(filled: Mapping[str, Any]) -> str:
+    """``Grades filled by the judge (model): q1 2 (d9 2, d4 0), q2 1 (d3 1); unjudged without
+    text: q1 d7``: one small line per check."""
+    per_query = filled["per_query"]
+    grades = "; ".join(
+        f"{query} {len(fill['filled'])} ("
+        + ", ".join(f"{doc} {grade}" for doc, grade in fill["filled"].items())
+        + ")"
+        for query, fill in per_query.items()
+        if fill["filled"]
+    )
+    unjudged = "; ".join(
+        f"{query} {', '.join([*fill['without_text'], *fill['no_query_text']])}"
+        for query, fill in per_query.items()
+        if fill["without_text"] or fill["no_query_text"]
+    )
+    text = f"Grades filled by the judge ({filled['model']}): {grades or 'none'}"
+    if unjudged:
+        text += f". Unjudged without text: {unjudged}"
+    return _element("p", {"class": "filled"}, escape(text))
 
 
 def _verdict(row: CheckRow) -> str:

@@ -213,9 +213,35 @@ def markdown(
             cell.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|") for cell in cells
         )
         lines.append("| " + " | ".join(escaped) + " |")
+    filled = filled_lines(rows)
+    if filled:
+        lines.extend(["", "### Grades filled by the judge", "", *filled])
     if unused:
         lines.extend(["", *unused_lines(unused)])
     return "\n".join(lines) + "\n"
+
+
+def filled_lines(rows: Sequence[CheckRow]) -> list[str]:
+    """Per check whose holes the judge filled (fill=llm), per query, the grades it filled and the
+    holes it left unjudged: ``- test, nDCG(fill=llm)@10, q1: 2 filled (d9 2, d4 0); 1 unjudged
+    without text (d7)``."""
+    lines = []
+    for row in rows:
+        if row.filled is None:
+            continue
+        for query, fill in row.filled["per_query"].items():
+            grades = ", ".join(f"{doc} {grade}" for doc, grade in fill["filled"].items())
+            parts = [f"{len(fill['filled'])} filled ({grades})" if grades else "0 filled"]
+            if fill["without_text"]:
+                parts.append(
+                    f"{len(fill['without_text'])} unjudged without text "
+                    f"({', '.join(fill['without_text'])})"
+                )
+            if fill["no_query_text"]:
+                parts.append(f"{len(fill['no_query_text'])} unjudged: the query has no text")
+            text = f"{row.test}, {row.metric}, {query}: {'; '.join(parts)}"
+            lines.append("- " + text.replace("&", "&amp;").replace("<", "&lt;"))
+    return lines
 
 
 def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter) -> None:
@@ -224,7 +250,14 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
     that could not be written. Nothing when the session has none of these."""
     # A crash is named even when no check reached the controller, in a project that has baselines.
     crashed = state.crashed if state.rows or state.selected_baselines else []
-    if not (state.rows or state.judged or state.unused or state.report_problems or crashed):
+    if not (
+        state.rows
+        or state.judged
+        or state.unused
+        or state.report_problems
+        or crashed
+        or state.proposal_lines
+    ):
         return
     judging = judge_line(state.judge_stats, state.judge_prices)
     rows = state.sorted_rows()
@@ -240,3 +273,5 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
             reporter.write_line(line, red=True)
     for line in state.report_problems:
         reporter.write_line(line, red=True)
+    for line in state.proposal_lines:  # --tempoeval-propose-gold
+        reporter.write_line(line)
