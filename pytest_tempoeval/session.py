@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.constants import WORST_EXPLAINED
+from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_EXPLAINED
 from pytest_tempoeval.files import is_file, module_key, per_test_path
 from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.judge.accounting import JudgeStats
@@ -85,6 +85,11 @@ class CheckRow:
     # Temporal diagnostics (TemporalDiagnostics.to_dict()), when a JSON or HTML report is written
     # and the gold set gives queries focus times; None otherwise.
     temporal: dict[str, Any] | None = None
+    # Baseline checks, for the reports: the queries that dropped, worst first (baseline and new
+    # score, the new top k, the old top k when the baseline stores rankings), and each period's
+    # comparison of a check by period.
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    periods: list[dict[str, Any]] | None = None
 
     @property
     def status(self) -> CheckStatus:
@@ -130,6 +135,8 @@ class CheckRow:
             retrieved_ids=result.extra.get("retrieved_ids", 0),
             unasserted=check.unasserted,
             temporal=_temporal_figures(result) if temporal else None,
+            changes=_dropped_explained(result, check, temporal),
+            periods=check.periods,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -142,7 +149,8 @@ class CheckRow:
 
 def _worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]]:
     """The worst queries with what was retrieved and what an ideal ranking holds (plain data: it
-    travels from xdist workers); with ``temporal``, their years and figures too."""
+    travels from xdist workers); with ``temporal``, their years, figures and each document's
+    years too."""
     worst = []
     for query_id in result.worst(WORST_EXPLAINED):
         detail = result.explain_query(query_id)
@@ -153,10 +161,65 @@ def _worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]
             "ideal": [list(pair) for pair in detail.ideal] if detail else [],
             "note": detail.note if detail else "",
         }
-        if temporal and detail is not None and detail.temporal is not None:
-            entry["temporal"] = detail.temporal.to_dict()
-        worst.append(entry)
+        worst.append(entry | _ranking_details(detail, temporal))
     return worst
+
+
+def _ranking_details(detail: Any, temporal: bool, also: list[str] | None = None) -> dict[str, Any]:
+    """What the reports show beside a query's rankings: the judge's reason for each grade (llm
+    mode), and with ``temporal`` the query's figures and each document's years (of the retrieved
+    and ideal documents, and of ``also``: a baseline's old top k)."""
+    if detail is None:
+        return {}
+    shown: dict[str, Any] = {}
+    if detail.reasons:
+        shown["reasons"] = dict(detail.reasons)
+    if temporal:
+        figures = detail.temporal
+        if figures is not None:
+            shown["temporal"] = figures.to_dict()
+            docs = [doc for doc, _ in [*detail.retrieved, *detail.ideal]] + (also or [])
+            years = detail.document_years(list(dict.fromkeys(docs)))
+            shown["doc_years"] = {doc: None if ft is None else str(ft) for doc, ft in years.items()}
+    return shown
+
+
+def _dropped_explained(result: Any, check: Check, temporal: bool) -> list[dict[str, Any]]:
+    """A baseline check's queries that dropped, worst first (REGRESSED_LISTED at most), each with
+    its baseline and new score, what it retrieved now, and the baseline's top k when stored. A
+    query the result no longer counts scores 0, as in the gate."""
+    baseline = check.baseline_scores or {}
+    if check.baseline is None or not baseline:
+        return []
+    current = result.per_query
+    dropped = sorted(
+        (
+            (query, old, current.get(query, 0.0))
+            for query, old in baseline.items()
+            if current.get(query, 0.0) < old - SCORE_TOLERANCE
+        ),
+        key=lambda item: (item[2] - item[1], item[0]),
+    )[:REGRESSED_LISTED]
+    stored = check.baseline_top
+    changes = []
+    for query, old, new in dropped:
+        try:
+            detail = result.explain_query(query)
+        except KeyError:  # no longer in the gold set
+            detail = None
+        old_top = None if stored is None else stored.get(query)
+        entry: dict[str, Any] = {
+            "query": query,
+            "baseline": old,
+            "score": new,
+            "counted": query in current,
+            "retrieved": [list(pair) for pair in detail.retrieved] if detail else [],
+            # None: the baseline stores no rankings (or not this query's: past its bound)
+            "baseline_top": old_top,
+            "rankings_stored": stored is not None,
+        }
+        changes.append(entry | _ranking_details(detail, temporal, old_top))
+    return changes
 
 
 def _temporal_figures(result: Any) -> dict[str, Any] | None:
@@ -255,6 +318,7 @@ class TempoEvalSession:
         # A usage error found by an xdist worker, for the controller to report (exit 4).
         self.usage_error: str | None = None
         self.report_problems: list[str] = []  # reports that could not be written, one line each
+        self.history_notes: list[str] = []  # lines of the history file that reading skipped
         # xdist (on the controller): the tests whose worker crashed under them, whose checks may be
         # missing; how many workers went down before their end; a failed collection.
         self.crashed: list[str] = []

@@ -47,6 +47,7 @@ from pytest_tempoeval.metrics.llm_judgments import (
     ask_strictly,
     read_coverage,
     read_grade,
+    read_reason,
     read_verdict,
 )
 from pytest_tempoeval.metrics.llm_prompts import (
@@ -263,9 +264,17 @@ class AnthropicJudge:
                 async with limit:  # the second try must reach the API, not the remembered reply
                     return await self._ask(prompt, fresh=attempts > 1, kind=kind)
 
+            replies: list[Any] = []  # the reply read as valid, whose reason the report shows
+
+            def reading(reply: Any) -> int:
+                value = read(reply)
+                replies.append(reply)
+                return value
+
             nonlocal done
             try:
-                judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
+                value = await ask_strictly(ask, reading, where)
+                judgment = Judgment(query_id, doc_id, value, read_reason(replies[-1]))
             except JudgeError as error:
                 self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
                 if (

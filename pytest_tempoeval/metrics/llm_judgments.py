@@ -31,6 +31,9 @@ class Judgment:
     query_id: str
     doc_id: str
     value: int  # grade 0-4, verdict 0/1, or coverage flags (COVERS_BASELINE | COVERS_COMPARISON)
+    # Why, in the judge's words (the reply's "reasoning" or "reason"; :func:`read_reason`): shown
+    # beside the grade in the HTML report. Empty when the judge gives none (a custom provider).
+    reason: str = ""
 
 
 # A coverage judgment's value: which of a cross-period query's periods the document covers.
@@ -134,6 +137,26 @@ def read_coverage(reply: str | dict[str, Any]) -> int:
             raise InvalidReply(f"{key} {data[key]!r} is not true or false")
         flags |= flag if data[key] else 0
     return flags
+
+
+MAX_REASON_CHARS = 600  # a reason longer than this is cut in reports (the cassette keeps it whole)
+_REASON_FIELDS = ("reasoning", "reason")  # the graded prompt's field, then the others'
+
+
+def read_reason(reply: str | dict[str, Any]) -> str:
+    """The judge's explanation in a reply already read as valid: the graded prompt's
+    ``reasoning`` or the others' ``reason``, cut at MAX_REASON_CHARS; empty when there is none.
+    Never raises: a reason is shown, never scored."""
+    try:
+        data = read_json_object(reply)
+    except InvalidReply:
+        return ""
+    for key in _REASON_FIELDS:
+        text = data.get(key)
+        if isinstance(text, str) and text.strip():
+            text = " ".join(text.split())
+            return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
+    return ""
 
 
 def _read_int(data: dict[str, Any], key: str, low: int, high: int) -> int:
