@@ -40,10 +40,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_tempoeval.files import regular_file_problem
-from pytest_tempoeval.session import CheckRow
+
+if TYPE_CHECKING:  # the rows' shape only: a writer needs no more than the files module
+    from pytest_tempoeval.session import CheckRow
 
 HISTORY_VERSION = 1
 MAX_READ_BYTES = 8 << 20  # the tail read back: thousands of sessions of a few hundred checks
@@ -214,9 +216,10 @@ def read(path: Path, limit: int = MAX_READ_BYTES) -> History:
     where = "" if not start else f" (of the last {limit:,} bytes)"
     if broken:
         plural = "s" if len(broken) > 1 else ""
+        what = "not session records" if plural else "not a session record"
         history.notes.append(
-            f"history {path}: line{plural} {', '.join(map(str, broken))}{where} skipped: not "
-            "session records (a session killed while writing, or an edit)"
+            f"history {path}: line{plural} {', '.join(map(str, broken))}{where} skipped: {what} "
+            "(a session killed while writing, or an edit)"
         )
     if torn.strip():
         history.notes.append(

@@ -110,3 +110,27 @@ tempoeval_gold, k=2) >= 0.5
     circles = list(section.iter(f"{SVG}circle"))
     assert len(circles) == 2 and {c.get("class") for c in circles} == {"current"}
     assert "Needed >= 0.5." in "".join(section.itertext())
+
+
+def test_with_baseline_rankings_a_drop_shows_the_old_and_new_top_k(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rankings = ("-o", "tempoeval_baseline_rankings=true")
+    suite.runpytest(UPDATE, *rankings).assert_outcomes(passed=2)
+    stored = [path.read_text() for path in sorted((suite.path / "base").rglob("*.json"))]
+    assert all('"top": {' in text for text in stored)
+    monkeypatch.setenv("WORSE", "6")
+    suite.runpytest("--tempoeval-html=r.html", *rankings).assert_outcomes(failed=2)
+    root = parse(suite.path / "r.html")
+    gate = by_class(root, "details", "check")[0]
+    (changes,) = by_class(gate, "details", "changes")
+    summary = "".join(changes.find("summary").itertext())
+    assert summary.startswith("What changed: 6 queries dropped (q00 1.0000 → 0.6309")
+    table = by_class(changes, "table", "changes")[0]
+    head = ["".join(cell.itertext()) for cell in table.findall("tr")[0]]
+    assert head[-2:] == ["top k in the baseline", "top k now"]
+    first = table.findall("tr")[1].findall("td")
+    old, new = (["".join(li.itertext()).strip() for li in cell.iter("li")] for cell in first[-2:])
+    # the same two documents, in the other order: nothing entered or left the top 2
+    assert old == ["d0 2000", "x0"] and new == ["x0(?)", "d0(3) 2000"]
+    assert not by_class(changes, "li", "entered") and not by_class(changes, "li", "left")

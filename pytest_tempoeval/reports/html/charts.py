@@ -60,14 +60,15 @@ def query_chart(check: Mapping[str, Any]) -> QueryChart:
         return bottom - (score - low) / (high - low) * CHART_PLOT
 
     marks = []
-    level_of_threshold = _threshold_level(check)
+    ends = (low, high)  # always labelled: 0 and 1 for a score in [0, 1]
+    threshold_y = _threshold_label_y(check, y, [y(level) for level in ends])
     for level in dict.fromkeys((low, 0.0, 0.5, 1.0, high)):
         marks.append(line("grid", CHART_LEFT, y(level), CHART_RIGHT, y(level)))
-        if level_of_threshold is None or abs(y(level) - y(level_of_threshold)) >= 10:
+        if level in ends or threshold_y is None or abs(y(level) + 4 - threshold_y) >= 10:
             marks.append(words(CHART_LEFT - 5, y(level) + 4, f"{level:g}", "end"))
     marks.append(line("axis", CHART_LEFT, CHART_TOP, CHART_LEFT, bottom))
     marks.append(line("axis", CHART_LEFT, bottom, CHART_RIGHT, bottom))
-    marks.extend(_threshold_marks(check, y))
+    marks.extend(_threshold_marks(check, y, threshold_y))
     radius = 3.5 if len(queries) <= 200 else 2.0
     for i, query in enumerate(queries):
         score, cx = scores[query], x(i)
@@ -110,18 +111,35 @@ def threshold_words(check: Mapping[str, Any]) -> str:
     return f"threshold {check['op']} {check['threshold']:g}"
 
 
-def _threshold_marks(check: Mapping[str, Any], y: Callable[[float], float]) -> list[str]:
-    """The threshold's dashed line, its value on the y axis (with 0 and 1)."""
+def _threshold_label_y(
+    check: Mapping[str, Any], y: Callable[[float], float], ends: Sequence[float]
+) -> float | None:
+    """Where the threshold's value is written on the y axis: beside its line, or moved clear of
+    the labels of the axis's ends (0 and 1) when its line is close to one."""
     level = _threshold_level(check)
     if level is None:
+        return None
+    place = y(level) + 4
+    top_end, bottom_end = min(ends) + 4, max(ends) + 4
+    if abs(place - top_end) < 10:
+        place = top_end + 10
+    elif abs(place - bottom_end) < 10:
+        place = bottom_end - 10
+    return place
+
+
+def _threshold_marks(
+    check: Mapping[str, Any], y: Callable[[float], float], label_y: float | None
+) -> list[str]:
+    """The threshold's dashed line, and its value on the y axis (with 0 and 1)."""
+    level = _threshold_level(check)
+    if level is None or label_y is None:
         return []
     label = threshold_words(check)
     shown = f"{level:.3f}".rstrip("0").rstrip(".") if level != int(level) else f"{level:g}"
     return [
         line("threshold", CHART_LEFT, y(level), CHART_RIGHT, y(level), label),
-        words(
-            CHART_LEFT - 5, y(level) + 4, element("title", {}, text(label)) + shown, "end", "label"
-        ),
+        words(CHART_LEFT - 5, label_y, element("title", {}, text(label)) + shown, "end", "label"),
     ]
 
 
