@@ -200,16 +200,16 @@ def _legend() -> str:
 # wraps in its column instead of widening the table
 _COLUMNS = (
     ("status", 4.5, "nowrap"),
-    ("test", 25.0, "test"),
-    ("measure", 12.5, "nowrap"),
+    ("test", 22.0, "test"),
+    ("measure", 11.5, "nowrap"),
     ("queries", 5.0, "num"),
     ("score", 5.5, "num"),
-    ("check", 7.5, "nowrap"),
+    ("check", 8.5, "nowrap"),
     ("baseline", 5.5, "num"),
     ("delta", 6.0, "num"),
     ("p", 5.5, "num"),
     ("trend", 6.0, "nowrap"),
-    ("note", 17.0, "note"),
+    ("note", 20.0, "note"),
 )
 
 
@@ -243,8 +243,10 @@ def _summary_table(checks: Sequence[Mapping[str, Any]], classes: Any) -> str:
     )
     body = []
     for check in checks:
-        queries = f"{check['counted']}" + (
-            f" (+{check['excluded']} excl.)" if check["excluded"] else ""
+        queries = text(check["counted"]) + (
+            element("span", {"class": "mode"}, f"+{check['excluded']} excl.")
+            if check["excluded"]
+            else ""
         )
         p_value = check["p_value"]
         test = check["test"]
@@ -256,7 +258,7 @@ def _summary_table(checks: Sequence[Mapping[str, Any]], classes: Any) -> str:
                 breakable(test.rsplit("/", 1)[-1]),  # the folder is in the title
             ),
             text(check["metric"]) + element("span", {"class": "mode"}, text(check["mode"])),
-            text(queries),
+            queries,
             number(check["score"]),
             text(threshold_cell_of(check)),
             number(check["baseline"]),

@@ -105,7 +105,7 @@ def _compared(check: Mapping[str, Any]) -> str:
             if not check["gate"]
             else f"Baseline written. {check['note']}"
         )
-    p = "" if check["p_value"] is None else f", p = {check['p_value']:.4g}"
+    p = "" if check["p_value"] is None else f", p {p_value(check['p_value'])}"
     return (
         f"Baseline {check['baseline']:.4f}, delta {check['delta']:+.4f}{p}, "
         f"drop allowed {check['threshold']:g}. {check['note']}"

@@ -77,6 +77,7 @@ header.top { border-bottom: 1px solid #e6e9ed; padding-bottom: .3rem; margin-bot
 .heading h2 { margin: .6rem 0 .2rem; }
 .facts p { display: inline; margin: 0 .3em 0 0; }
 .facts { margin: .3rem 0; }
+#show-failed:checked ~ section details.quiet { display: none; }
 .folds { display: flex; flex-wrap: wrap; gap: .2rem 1.4rem; align-items: baseline; }
 .folds > details[open] { flex-basis: 100%; }
 .filter-state { position: absolute; opacity: 0; width: 1px; height: 1px; margin: 0; }
@@ -131,7 +132,11 @@ ol.ranking li.left code { background: #ffebe9; text-decoration: line-through; }
   details.check { break-inside: avoid-page; }
   figure, table.changes tr, table.worst tr { break-inside: avoid; }
   a { color: inherit; text-decoration: none; }
-  td.nowrap { white-space: normal; }
+  table.summary { table-layout: auto; font-size: 7.5pt; }
+  table.summary th { width: auto !important; }
+  table.summary td.nowrap { white-space: nowrap; overflow-wrap: normal; }
+  table.summary td.test { min-width: 14em; }
+  svg text { font-size: 12px; }
 }
 """
 
