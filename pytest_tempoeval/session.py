@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_EXPLAINED
 from pytest_tempoeval.files import is_file, module_key, per_test_path
 from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.judge.accounting import JudgeStats
@@ -99,8 +98,15 @@ class CheckRow:
 
     @classmethod
     def from_check(cls, test: str, sequence: int, check: Check, temporal: bool = False) -> CheckRow:
-        """``temporal``: with the temporal diagnostics (computed for a report that shows them)."""
+        """``temporal``: with what only the JSON, HTML and markdown reports show, computed for a
+        session that writes one: the temporal diagnostics, each document's years, and for a
+        baseline check the queries that dropped, explained."""
         # Here, not at start-up: a suite that never makes a check never loads the explanations.
+        from pytest_tempoeval.metrics.check_details import (
+            dropped_explained,
+            temporal_figures,
+            worst_explained,
+        )
         from pytest_tempoeval.metrics.explain import score_notes
 
         result = check.result
@@ -126,7 +132,7 @@ class CheckRow:
             p_value=check.p_value,
             note=note,
             baseline_per_query=dict(check.baseline_scores or {}),
-            worst=_worst_explained(result, temporal),
+            worst=worst_explained(result, temporal),
             ignored_run_queries=ignored,
             alpha=check.alpha,
             pending=bool(check.pending_message),
@@ -134,8 +140,8 @@ class CheckRow:
             unknown_ids=result.extra.get("unknown_ids", 0),
             retrieved_ids=result.extra.get("retrieved_ids", 0),
             unasserted=check.unasserted,
-            temporal=_temporal_figures(result) if temporal else None,
-            changes=_dropped_explained(result, check, temporal),
+            temporal=temporal_figures(result) if temporal else None,
+            changes=dropped_explained(result, check, temporal) if temporal else [],
             periods=check.periods,
         )
 
@@ -145,88 +151,6 @@ class CheckRow:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CheckRow:
         return cls(**{key: value for key, value in data.items() if key != "status"})
-
-
-def _worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]]:
-    """The worst queries with what was retrieved and what an ideal ranking holds (plain data: it
-    travels from xdist workers); with ``temporal``, their years, figures and each document's
-    years too."""
-    worst = []
-    for query_id in result.worst(WORST_EXPLAINED):
-        detail = result.explain_query(query_id)
-        entry = {
-            "query": query_id,
-            "score": result.per_query[query_id],
-            "retrieved": [list(pair) for pair in detail.retrieved] if detail else [],
-            "ideal": [list(pair) for pair in detail.ideal] if detail else [],
-            "note": detail.note if detail else "",
-        }
-        worst.append(entry | _ranking_details(detail, temporal))
-    return worst
-
-
-def _ranking_details(detail: Any, temporal: bool, also: list[str] | None = None) -> dict[str, Any]:
-    """What the reports show beside a query's rankings: the judge's reason for each grade (llm
-    mode), and with ``temporal`` the query's figures and each document's years (of the retrieved
-    and ideal documents, and of ``also``: a baseline's old top k)."""
-    if detail is None:
-        return {}
-    shown: dict[str, Any] = {}
-    if detail.reasons:
-        shown["reasons"] = dict(detail.reasons)
-    if temporal:
-        figures = detail.temporal
-        if figures is not None:
-            shown["temporal"] = figures.to_dict()
-            docs = [doc for doc, _ in [*detail.retrieved, *detail.ideal]] + (also or [])
-            years = detail.document_years(list(dict.fromkeys(docs)))
-            shown["doc_years"] = {doc: None if ft is None else str(ft) for doc, ft in years.items()}
-    return shown
-
-
-def _dropped_explained(result: Any, check: Check, temporal: bool) -> list[dict[str, Any]]:
-    """A baseline check's queries that dropped, worst first (REGRESSED_LISTED at most), each with
-    its baseline and new score, what it retrieved now, and the baseline's top k when stored. A
-    query the result no longer counts scores 0, as in the gate."""
-    baseline = check.baseline_scores or {}
-    if check.baseline is None or not baseline:
-        return []
-    current = result.per_query
-    dropped = sorted(
-        (
-            (query, old, current.get(query, 0.0))
-            for query, old in baseline.items()
-            if current.get(query, 0.0) < old - SCORE_TOLERANCE
-        ),
-        key=lambda item: (item[2] - item[1], item[0]),
-    )[:REGRESSED_LISTED]
-    stored = check.baseline_top
-    changes = []
-    for query, old, new in dropped:
-        try:
-            detail = result.explain_query(query)
-        except KeyError:  # no longer in the gold set
-            detail = None
-        old_top = None if stored is None else stored.get(query)
-        entry: dict[str, Any] = {
-            "query": query,
-            "baseline": old,
-            "score": new,
-            "counted": query in current,
-            "retrieved": [list(pair) for pair in detail.retrieved] if detail else [],
-            # None: the baseline stores no rankings (or not this query's: past its bound)
-            "baseline_top": old_top,
-            "rankings_stored": stored is not None,
-        }
-        changes.append(entry | _ranking_details(detail, temporal, old_top))
-    return changes
-
-
-def _temporal_figures(result: Any) -> dict[str, Any] | None:
-    """A result's temporal diagnostics as plain data (None: its gold set gives no query a focus
-    time, or it was not computed from one)."""
-    diagnostics = getattr(result, "temporal_diagnostics", None)
-    return None if diagnostics is None else diagnostics.to_dict()
 
 
 def add_counters(

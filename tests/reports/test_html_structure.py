@@ -211,8 +211,10 @@ def test_periods_get_a_small_chart_each(root: Node) -> None:
 def test_the_judge_reasons_and_the_years_are_beside_the_rankings(root: Node) -> None:
     judged = checks(root)[1]
     (worst,) = judged.iter("table", "worst")
-    reasons = [span.text() for span in worst.iter("span", "reason")]
+    retrieved, ideal = worst.kids("tr")[1].kids("td")[3:5]
+    reasons = [span.text() for span in retrieved.iter("span", "reason")]
     assert reasons == ["about 2016, not 2022", "names the 2022 result"]
+    assert [span.text() for span in ideal.iter("span", "reason")] == ["names the 2022 result"]
     threshold = checks(root)[2]
     (table,) = threshold.iter("table", "worst")
     cells = table.kids("tr")[1].kids("td")

@@ -249,7 +249,7 @@ def _worst_block(check: Mapping[str, Any]) -> str:
                 "td", {"class": "num"}, number(check["baseline_per_query"].get(entry["query"]))
             ),
             element("td", {}, ranking(entry["retrieved"], years, reasons)),
-            element("td", {}, ranking(entry["ideal"], years, {})),
+            element("td", {}, ranking(entry["ideal"], years, reasons)),
         ]
         if temporal:
             cells.extend(_temporal_cells(entry.get("temporal")))
