@@ -16,9 +16,9 @@ Then Chromium (``chromium``, ``chromium-browser`` or ``google-chrome`` on the PA
 ``--chromium``) renders the page at ``--width`` px: ``DIR/screen-1.png`` (the first screen,
 width x height), ``DIR/screens-1-2.png`` (the first two screens) and ``DIR/full.png`` (the first
 6,000 px); it measures the page from a copy with a one-line probe script (``--dump-dom``), and
-fails when ``document.documentElement.scrollWidth`` exceeds the width (a horizontal scrollbar) or
-the report has a script (it must read the same with JavaScript off). Look at the PNGs: the
-overview, the failed checks and their drop charts should be in the first two screens.
+fails when ``document.documentElement.scrollWidth`` exceeds the width (a horizontal scrollbar), when
+a failed check's chart ends below the first two screens, or when the report has a script (it must
+read the same with JavaScript off). Look at the PNGs as a reviewer would.
 
 Chromium on Debian or Ubuntu: ``apt-get install chromium``. Nothing here needs the network.
 """
@@ -34,17 +34,23 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 # The swap that makes the merge gate fail: the reranked run replaced by plain BM25's.
 RERANKED = "TemporalReranker(bm25, tempoeval_gold.documents).search"
 PLAIN = "bm25.search"
+# The probe: the page's widths and height, and where the failed checks' charts end (px from the
+# top): the overview, the failed checks and their drop charts should be in the first two screens.
 PROBE = (
-    '<pre id="tempoeval-probe"></pre><script>document.getElementById("tempoeval-probe")'
+    '<pre id="tempoeval-probe"></pre><script>var charts=Array.from(document.querySelectorAll('
+    '"details.st-FAIL figure.chart")).map(function(f){return Math.round('
+    "f.getBoundingClientRect().bottom+window.scrollY)});"
+    'document.getElementById("tempoeval-probe")'
     ".textContent=JSON.stringify({scrollWidth:document.documentElement.scrollWidth,"
     "clientWidth:document.documentElement.clientWidth,"
-    "scrollHeight:document.documentElement.scrollHeight})</script>"
+    "scrollHeight:document.documentElement.scrollHeight,failedCharts:charts})</script>"
 )
 
 
@@ -77,8 +83,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{measured['clientWidth']}, page height {measured['scrollHeight']} px"
     )
     print(f"screenshots: {', '.join(sorted(p.name for p in out.glob('*.png')))} in {out}")
+    charts = measured["failedCharts"]
+    print(f"the failed checks' charts end at {charts} px (two screens: {2 * height} px)")
     if measured["scrollWidth"] > width:
         print(f"FAIL: the page is {measured['scrollWidth']} px wide at {width} px", file=sys.stderr)
+        return 1
+    if not charts or max(charts) > 2 * height:
+        print(
+            "FAIL: the failed checks' charts are not all in the first two screens", file=sys.stderr
+        )
         return 1
     return 0
 
@@ -156,7 +169,7 @@ def screenshot(browser: str, page: Path, png: Path, width: int, height: int) -> 
     chromium(browser, f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri())
 
 
-def measure(browser: str, page: Path, width: int, height: int) -> dict[str, int]:
+def measure(browser: str, page: Path, width: int, height: int) -> dict[str, Any]:
     """The page's widths and height in Chromium, read by a probe script in a copy of the page."""
     probe = page.with_name("probe.html")
     probe.write_text(page.read_text(encoding="utf-8").replace("</main>", "</main>" + PROBE, 1))
@@ -164,7 +177,7 @@ def measure(browser: str, page: Path, width: int, height: int) -> dict[str, int]
     found = re.search(r'<pre id="tempoeval-probe">([^<]*)</pre>', done.stdout)
     if found is None:
         raise SystemExit("the probe found nothing: Chromium ran no script?")
-    measured: dict[str, int] = json.loads(found.group(1))
+    measured: dict[str, Any] = json.loads(found.group(1))
     return measured
 
 
