@@ -89,6 +89,9 @@ class CheckRow:
     # comparison of a check by period.
     changes: list[dict[str, Any]] = field(default_factory=list)
     periods: list[dict[str, Any]] | None = None
+    # Gold mode with fill=llm: what the judge filled, per query (FilledGrades.to_dict()); None
+    # without filling.
+    filled: dict[str, Any] | None = None
 
     @property
     def status(self) -> CheckStatus:
@@ -143,6 +146,7 @@ class CheckRow:
             temporal=temporal_figures(result) if temporal else None,
             changes=dropped_explained(result, check, temporal) if temporal else [],
             periods=check.periods,
+            filled=_filled(result),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -151,6 +155,12 @@ class CheckRow:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CheckRow:
         return cls(**{key: value for key, value in data.items() if key != "status"})
+
+
+def _filled(result: Any) -> dict[str, Any] | None:
+    """What the judge filled of a gold-mode result's holes, as plain data (None: nothing)."""
+    filled = getattr(result, "filled", None)
+    return None if filled is None else dict(filled.to_dict())
 
 
 def add_counters(
@@ -173,19 +183,23 @@ class TestNotes:
     checks: list[CheckRow] = field(default_factory=list)
     judge: dict[str, dict[str, int]] = field(default_factory=dict)
     baselines: list[str] = field(default_factory=list)  # checked, "module/test.json"
+    # --tempoeval-propose-gold: the grades the judge filled at or above the relevance level
+    # (FilledGrades.proposals())
+    proposals: list[dict[str, Any]] = field(default_factory=list)
 
     def take(self) -> str | None:
         """The notes not yet reported, as JSON (None: nothing new); then they are cleared."""
-        if not (self.checks or self.judge or self.baselines):
+        if not (self.checks or self.judge or self.baselines or self.proposals):
             return None
         payload = json.dumps(
             {
                 "checks": [row.to_dict() for row in self.checks],
                 "judge": self.judge,
                 "baselines": self.baselines,
+                "proposals": self.proposals,
             }
         )
-        self.checks, self.judge, self.baselines = [], {}, []
+        self.checks, self.judge, self.baselines, self.proposals = [], {}, [], []
         return payload
 
 
@@ -243,6 +257,10 @@ class TempoEvalSession:
         self.usage_error: str | None = None
         self.report_problems: list[str] = []  # reports that could not be written, one line each
         self.history_notes: list[str] = []  # lines of the history file that reading skipped
+        # --tempoeval-propose-gold: the filled grades every test proposed (on the controller under
+        # xdist: all workers'), and what writing their patch said, one line each
+        self.proposals: list[dict[str, Any]] = []
+        self.proposal_lines: list[str] = []
         # xdist (on the controller): the tests whose worker crashed under them, whose checks may be
         # missing; how many workers went down before their end; a failed collection.
         self.crashed: list[str] = []
@@ -280,6 +298,7 @@ class TempoEvalSession:
         for model, counters in data["judge"].items():
             self.add_judge_stats(model, counters)
         self.checked_baselines.update(data["baselines"])
+        self.proposals.extend(data.get("proposals", ()))
 
     @property
     def lost_tests(self) -> bool:

@@ -126,6 +126,8 @@ class BaselineComparison:
     baseline_top: dict[str, list[str]] | None = field(default=None, repr=False)
     # by_period: the period of each compared query, for the report's chart per period
     query_periods: dict[str, str] = field(default_factory=dict, repr=False)
+    # "grades filled by the judge: 10.0% -> 35.0% of the top 10 ...": gold mode with fill=llm
+    filled_note: str = ""
 
     @property
     def delta(self) -> float | None:
@@ -146,7 +148,14 @@ class BaselineComparison:
         return "; ".join(
             filter(
                 None,
-                [verdict, self.judged_note, self.gold_note, self.period_note, self.temporal_note],
+                [
+                    verdict,
+                    self.judged_note,
+                    self.filled_note,
+                    self.gold_note,
+                    self.period_note,
+                    self.temporal_note,
+                ],
             )
         )
 
@@ -195,7 +204,10 @@ class BaselineComparison:
             f"{self.max_drop:g}), {test}, {self.queries} paired queries"
         )
         return "\n  ".join(
-            filter(None, [line, self.judged_note, self.gold_note, self.temporal_note])
+            filter(
+                None,
+                [line, self.judged_note, self.filled_note, self.gold_note, self.temporal_note],
+            )
         )
 
 
@@ -290,6 +302,9 @@ def entry_for(result: Any, rankings: bool = False) -> dict[str, Any]:
     }
     if result.judged is not None:  # gold mode
         entry["judged"] = dict(sorted(result.judged.items()))
+    filled = getattr(result, "filled", None)
+    if filled is not None:  # gold mode with fill=llm: the share of each top k the judge graded
+        entry["filled"] = dict(sorted(filled.shares.items()))
     fingerprints = result.gold_fingerprints
     if fingerprints is not None:  # what the mode reads of the gold set, per query and shared
         entry["query_fingerprints"] = dict(sorted(fingerprints[0].items()))
@@ -507,6 +522,9 @@ class BaselineStore:
                     stored.get("temporal"), entry.get("temporal"), baseline_scores
                 ),
                 baseline_top=_regressed_rankings(stored, comparison),
+                filled_note=filled_note(
+                    stored.get("filled"), entry.get("filled"), baseline_scores, result.k
+                ),
             )
             if slicing is not None:
                 comparison = self._by_period(
@@ -902,18 +920,19 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
             for year in starts.values()
         ):
             raise broken(f"result {key!r}: 'focus_start' is not an object of years (1 to 9999)")
-        judged = entry.get("judged", {})  # gold mode: Judged@k per query, a share
-        if not isinstance(judged, dict):
-            raise broken(f"result {key!r}: 'judged' is not an object of Judged@k per query")
-        for query, share in judged.items():
-            if (
-                isinstance(share, bool)
-                or not isinstance(share, (int, float))
-                or not 0 <= share <= 1
-            ):
-                raise broken(
-                    f"result {key!r}, query {query!r}: Judged@k {share!r} is not in [0, 1]"
-                )
+        for name, what in (("judged", "Judged@k"), ("filled", "filled share")):
+            shares = entry.get(name, {})  # gold mode: a share of the top k per query
+            if not isinstance(shares, dict):
+                raise broken(f"result {key!r}: {name!r} is not an object of the {what} per query")
+            for query, share in shares.items():
+                if (
+                    isinstance(share, bool)
+                    or not isinstance(share, (int, float))
+                    or not 0 <= share <= 1
+                ):
+                    raise broken(
+                        f"result {key!r}, query {query!r}: {what} {share!r} is not in [0, 1]"
+                    )
         top = entry.get("top", {})  # ini tempoeval_baseline_rankings: each query's top k ids
         if not isinstance(top, dict) or not all(
             isinstance(ids, list) and all(isinstance(doc, str) for doc in ids)
@@ -939,6 +958,45 @@ def _owner(path: Path) -> str | None:
         return None
     owner = data.get("test") if isinstance(data, dict) else None
     return owner if isinstance(owner, str) else None
+
+
+# -- grades filled by the judge (issue 29): their share stored, its change named in the note ---
+
+# A change of the paired queries' mean share of grades filled by the judge of at least this much is
+# named in the check's note: part of the score's change is the judge's, not the human judgments'.
+FILLED_CHANGE_NOTED = 0.05
+FILLED_NOT_RECORDED = "filled share not in the baseline: re-baseline to record it"
+
+
+def filled_note(
+    stored: dict[str, float] | None,
+    current: dict[str, float] | None,
+    queries: Iterable[str],
+    k: int | None,
+) -> str:
+    """``grades filled by the judge: 10.0% -> 35.0% of the top 10 over 12 queries; part of the
+    change is the judge's grades, not the human judgments`` when the mean share changed by
+    FILLED_CHANGE_NOTED or more over the compared ``queries``; whether only one side was filled;
+    empty otherwise."""
+    if stored is None and current is None:
+        return ""
+    if stored is None:
+        return FILLED_NOT_RECORDED
+    if current is None:
+        return "the baseline had grades filled by the judge (fill=llm); this result has none"
+    paired = [query for query in queries if query in stored and query in current]
+    if not paired:
+        return ""
+    before = math.fsum(stored[query] for query in paired) / len(paired)
+    after = math.fsum(current[query] for query in paired) / len(paired)
+    if abs(after - before) < FILLED_CHANGE_NOTED - _CHANGE_TOLERANCE:
+        return ""
+    top = f"the top {k}" if k is not None else "the rankings"
+    return (
+        f"grades filled by the judge: {before:.1%} -> {after:.1%} of {top} over "
+        f"{_counted(paired, 'query', 'queries')}; part of the change is the judge's grades, not "
+        "the human judgments"
+    )
 
 
 # -- temporal diagnostics (issue 28): stored with each entry, their change named in the note --

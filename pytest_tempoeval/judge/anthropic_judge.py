@@ -23,6 +23,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
+from pytest_tempoeval.data.provenance import prompt_hash
 from pytest_tempoeval.errors import (
     JudgeBudgetSpent,
     JudgeError,
@@ -47,8 +48,8 @@ from pytest_tempoeval.metrics.llm_judgments import (
     ask_strictly,
     read_coverage,
     read_grade,
-    read_reason,
     read_verdict,
+    reply_reasoning,
 )
 from pytest_tempoeval.metrics.llm_prompts import (
     PROMPT_STYLES,
@@ -264,17 +265,9 @@ class AnthropicJudge:
                 async with limit:  # the second try must reach the API, not the remembered reply
                     return await self._ask(prompt, fresh=attempts > 1, kind=kind)
 
-            replies: list[Any] = []  # the reply read as valid, whose reason the report shows
-
-            def reading(reply: Any) -> int:
-                value = read(reply)
-                replies.append(reply)
-                return value
-
             nonlocal done
             try:
-                value = await ask_strictly(ask, reading, where)
-                judgment = Judgment(query_id, doc_id, value, read_reason(replies[-1]))
+                value = await ask_strictly(ask, read, where)
             except JudgeError as error:
                 self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
                 if (
@@ -289,6 +282,8 @@ class AnthropicJudge:
                 if str(error).startswith(where):
                     raise error from None
                 raise error.in_context(where) from error
+            reasoning = reply_reasoning(self._replies.get((self.model, prompt)))
+            judgment = Judgment(query_id, doc_id, value, reasoning, prompt_hash(prompt))
             self._record(prompt)  # only a reply that was read as a valid judgment is kept
             done += 1
             if self.progress is not None:

@@ -9,6 +9,16 @@ from typing import Any
 from pytest_tempoeval.constants import REGRESSED_LISTED, SCORE_TOLERANCE, WORST_EXPLAINED
 from pytest_tempoeval.metrics.checks import Check
 
+MAX_REASON_CHARS = (
+    600  # a judge's reason longer than this is cut in reports (the cassette keeps it)
+)
+
+
+def shown_reason(words: str) -> str:
+    """A judge's reason as the reports show it: on one line, cut at MAX_REASON_CHARS."""
+    text = " ".join(words.split())
+    return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
+
 
 def worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]]:
     """The worst queries with what was retrieved and what an ideal ranking holds (plain data: it
@@ -36,7 +46,7 @@ def ranking_details(detail: Any, temporal: bool, also: list[str] | None = None) 
         return {}
     shown: dict[str, Any] = {}
     if detail.reasons:
-        shown["reasons"] = dict(detail.reasons)
+        shown["reasons"] = {doc: shown_reason(words) for doc, words in detail.reasons.items()}
     if temporal:
         figures = detail.temporal
         if figures is not None:

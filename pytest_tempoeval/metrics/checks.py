@@ -180,3 +180,17 @@ def not_asserted(where: str) -> str:
         f"{where}: this metric comparison failed, but it was not asserted (its value was thrown "
         "away): write `assert` before it"
     )
+
+
+# -- grades the judge filled (--tempoeval-propose-gold) --------------------------------------------
+# With --tempoeval-propose-gold the plugin pushes a list per running test; every gold-mode call
+# whose holes the judge filled (fill_unjudged=, fill=llm) adds what it filled (a
+# metrics.filling.FilledGrades), and the session writes them as a patch for the gold set at its end.
+# Outside that, nothing is kept.
+filled_grades: list[list[Any]] = []
+
+
+def record_fill(filled: Any) -> None:
+    """Hand the grades a call filled to the running test's list, when the plugin keeps one."""
+    if filled_grades:
+        filled_grades[-1].append(filled)

@@ -103,6 +103,9 @@ def summary_line(result: Explained) -> str:
     unjudged = result.extra.get("unjudged")
     if unjudged:
         text += f", {unjudged} retrieved docs unjudged"
+    filled = filled_note(result)
+    if filled:
+        text += f", {filled}"
     unknown = unknown_ids_note(result, examples=False)
     if unknown:
         text += f", {unknown}"
@@ -150,8 +153,16 @@ def score_notes(result: Explained) -> str:
     """What every report notes beside a score: what it left out, rankings shorter than k, and
     retrieved ids the gold set does not know."""
     omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
-    notes = [omitted, unknown_ids_note(result), short_note(result.extra)]
+    notes = [omitted, unknown_ids_note(result), short_note(result.extra), filled_note(result)]
     return "; ".join(filter(None, notes))
+
+
+def filled_note(result: object) -> str:
+    """``5 grades filled by the judge (claude-haiku-5-5), 3 unjudged without text (not
+    guessed)``: a gold-mode result whose holes the judge graded (``fill_unjudged=``); empty
+    otherwise."""
+    filled = getattr(result, "filled", None)
+    return "" if filled is None else str(filled.summary())
 
 
 def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
@@ -231,6 +242,16 @@ def query_lines(result: Explained, query_id: str) -> list[str]:
     if detail.temporal is not None:
         lines.append(f"{indent}{query_temporal_line(detail.temporal.to_dict())}")
     return lines
+
+
+def provenance_note(judged: list[tuple[str, int, str]], shown: int = 5) -> str:
+    """Who judged the documents an explanation shows, when not a person (doc id, grade,
+    source): ``judged by an LLM: d9 grade 2 (llm:claude-haiku-5-5)``; empty for none."""
+    if not judged:
+        return ""
+    parts = [f"{doc} grade {grade} ({source})" for doc, grade, source in judged[:shown]]
+    more = f", and {len(judged) - shown} more" if len(judged) > shown else ""
+    return f"judged by an LLM: {', '.join(parts)}{more}"
 
 
 def left_out(excluded: Mapping[str, str], ignored: list[str], shown: int = 3) -> str:

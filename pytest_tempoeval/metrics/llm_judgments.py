@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pytest_tempoeval.errors import InvalidReply, JudgeDryRun, NoValidAnswer
@@ -31,9 +31,11 @@ class Judgment:
     query_id: str
     doc_id: str
     value: int  # grade 0-4, verdict 0/1, or coverage flags (COVERS_BASELINE | COVERS_COMPARISON)
-    # Why, in the judge's words (the reply's "reasoning" or "reason"; :func:`read_reason`): shown
-    # beside the grade in the HTML report. Empty when the judge gives none (a custom provider).
-    reason: str = ""
+    # What a judge that reads replies knows beside the value (provenance, for a gold set): the
+    # reply's reasoning and the hash of the prompt asked (data.provenance.prompt_hash). Not
+    # compared: two judgments of the same pair with the same value are equal.
+    reasoning: str | None = field(default=None, compare=False)
+    prompt_hash: str | None = field(default=None, compare=False)
 
 
 # A coverage judgment's value: which of a cross-period query's periods the document covers.
@@ -112,6 +114,22 @@ def read_json_object(reply: str | dict[str, Any]) -> dict[str, Any]:
     return value
 
 
+def reply_reasoning(reply: str | dict[str, Any] | None) -> str | None:
+    """The reasoning a valid reply gives (the graded prompt's ``reasoning``, the others'
+    ``reason``), or None."""
+    if reply is None:
+        return None
+    try:
+        data = read_json_object(reply)
+    except InvalidReply:
+        return None
+    for key in ("reasoning", "reason"):
+        if isinstance(data.get(key), str):
+            text: str = data[key]
+            return text
+    return None
+
+
 def read_grade(reply: str | dict[str, Any]) -> int:
     """``relevance_score``: an integer 0..4 (4.0 is accepted, 3.5 is not)."""
     return _read_int(read_json_object(reply), "relevance_score", 0, 4)
@@ -137,26 +155,6 @@ def read_coverage(reply: str | dict[str, Any]) -> int:
             raise InvalidReply(f"{key} {data[key]!r} is not true or false")
         flags |= flag if data[key] else 0
     return flags
-
-
-MAX_REASON_CHARS = 600  # a reason longer than this is cut in reports (the cassette keeps it whole)
-_REASON_FIELDS = ("reasoning", "reason")  # the graded prompt's field, then the others'
-
-
-def read_reason(reply: str | dict[str, Any]) -> str:
-    """The judge's explanation in a reply already read as valid: the graded prompt's
-    ``reasoning`` or the others' ``reason``, cut at MAX_REASON_CHARS; empty when there is none.
-    Never raises: a reason is shown, never scored."""
-    try:
-        data = read_json_object(reply)
-    except InvalidReply:
-        return ""
-    for key in _REASON_FIELDS:
-        text = data.get(key)
-        if isinstance(text, str) and text.strip():
-            text = " ".join(text.split())
-            return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1] + "…"
-    return ""
 
 
 def _read_int(data: dict[str, Any], key: str, low: int, high: int) -> int:

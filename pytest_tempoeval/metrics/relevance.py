@@ -409,8 +409,8 @@ def llm_relevance(
     for (position, rank), judgment in zip(positions, judgments):
         relevance[position, rank] = judgment.value
         known[position, rank] = True
-        if judgment.reason:
-            reasons[position, rank] = judgment.reason
+        if judgment.reasoning:
+            reasons[position, rank] = judgment.reasoning
 
     def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
         graded_docs = []
@@ -546,8 +546,9 @@ def llm_coverage(
         covers = int(flags)
         coverage[position, rank] = (covers & COVERS_BASELINE, covers & COVERS_COMPARISON)
         known[position, rank] = True
-        if getattr(judgment, "reason", ""):  # a judge of the user's may build its own records
-            reasons[position, rank] = judgment.reason
+        reasoning = getattr(judgment, "reasoning", None)  # a judge of the user's may build its own
+        if isinstance(reasoning, str) and reasoning:
+            reasons[position, rank] = reasoning
     relevance = coverage.sum(axis=2).astype(np.float64)
 
     def document(position: int, rank: int) -> str:

@@ -22,6 +22,7 @@ from pytest_tempoeval.errors import MetricError
 if TYPE_CHECKING:
     from pytest_tempoeval.metrics.diagnostics import TemporalDiagnostics
     from pytest_tempoeval.metrics.explain import QueryExplanation
+    from pytest_tempoeval.metrics.filling import FilledGrades
     from pytest_tempoeval.metrics.periods import Periods, PeriodSlicing, Slicing
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
@@ -89,6 +90,7 @@ class _Details:
     temporal_of: Callable[..., TemporalDiagnostics | None] | None = None
     # (queries, n) -> each query's top n retrieved ids (a baseline with rankings stores them)
     ranked_ids: Callable[[Collection[str], int], dict[str, list[str]]] | None = None
+    filled: FilledGrades | None = None  # gold mode: the holes the judge graded (fill_unjudged=)
 
 
 class MetricResult(float):
@@ -133,6 +135,7 @@ class MetricResult(float):
         gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
         temporal: TemporalDiagnostics | Callable[..., TemporalDiagnostics | None] | None = None,
         ranked_ids: Callable[[Collection[str], int], dict[str, list[str]]] | None = None,
+        filled: FilledGrades | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -160,6 +163,7 @@ class MetricResult(float):
             temporal=temporal,
             temporal_of=temporal if callable(temporal) else None,
             ranked_ids=ranked_ids,
+            filled=filled,
         )
         return self
 
@@ -225,6 +229,13 @@ class MetricResult(float):
             return None
         return judged._as_dict() if isinstance(judged, QueryScores) else dict(judged)
 
+    @property
+    def filled(self) -> FilledGrades | None:
+        """Gold mode with ``fill_unjudged=judge`` (``fill=llm``): the holes of the top k the judge
+        graded, per query (``.per_query``: doc id -> grade on the gold set's scale), and the
+        counts (``.asked``, ``.filled``, ``.without_text``); None without filling."""
+        return self._details.filled
+
     # -- temporal diagnostics (issue 28; computed in :mod:`.diagnostics`) --------------------------
 
     @property
@@ -276,6 +287,7 @@ class MetricResult(float):
             "per_query": self.per_query,
             "excluded": self.excluded,
             "extra": self.extra,
+            **({} if self.filled is None else {"filled": self.filled.to_dict()}),
         }
 
     def __repr__(self) -> str:
@@ -298,6 +310,7 @@ class MetricResult(float):
             "judged": self.judged,
             "temporal": self.temporal_diagnostics,
             "value": float(self),
+            "filled": self.filled,
         }
         state = {key: value for key, value in vars(self).items() if key != "_details"}
         return (_rebuilt, (type(self), arguments), state)
@@ -522,6 +535,7 @@ class MetricResult(float):
             some_known=details.some_known,
             temporal=None if details.temporal_of is None else partial(details.temporal_of, queries),
             ranked_ids=details.ranked_ids,
+            filled=None if details.filled is None else details.filled.only(frozenset(queries)),
         )
         part.period = period
         part.raise_on_failure = self.raise_on_failure

@@ -225,6 +225,9 @@ def markdown(
             lines.extend(
                 ["", *(_markdown_cell(line, table=False) for line in failure_lines(check))]
             )
+    filled = filled_lines(rows)
+    if filled:
+        lines.extend(["", "### Grades filled by the judge", "", *filled])
     if unused:
         lines.extend(["", *unused_lines(unused)])
     return "\n".join(lines) + "\n"
@@ -299,6 +302,29 @@ def _compared(check: Mapping[str, Any]) -> str:
     return f"{score}, needs {check['op']} {check['threshold']:g}; {check['note']}".rstrip("; ")
 
 
+def filled_lines(rows: Sequence[CheckRow]) -> list[str]:
+    """Per check whose holes the judge filled (fill=llm), per query, the grades it filled and the
+    holes it left unjudged: ``- test, nDCG(fill=llm)@10, q1: 2 filled (d9 2, d4 0); 1 unjudged
+    without text (d7)``."""
+    lines = []
+    for row in rows:
+        if row.filled is None:
+            continue
+        for query, fill in row.filled["per_query"].items():
+            grades = ", ".join(f"{doc} {grade}" for doc, grade in fill["filled"].items())
+            parts = [f"{len(fill['filled'])} filled ({grades})" if grades else "0 filled"]
+            if fill["without_text"]:
+                parts.append(
+                    f"{len(fill['without_text'])} unjudged without text "
+                    f"({', '.join(fill['without_text'])})"
+                )
+            if fill["no_query_text"]:
+                parts.append(f"{len(fill['no_query_text'])} unjudged: the query has no text")
+            text = f"{row.test}, {row.metric}, {query}: {'; '.join(parts)}"
+            lines.append("- " + text.replace("&", "&amp;").replace("<", "&lt;"))
+    return lines
+
+
 def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter) -> None:
     """The ``tempoeval`` section at the end of the run (the controller's, under xdist): the checks,
     the judge's totals, unused baselines, the checks the Holm correction failed, and the reports
@@ -312,6 +338,7 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
         or state.report_problems
         or crashed
         or state.history_notes
+        or state.proposal_lines
     ):
         return
     judging = judge_line(state.judge_stats, state.judge_prices)
@@ -330,3 +357,5 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
         reporter.write_line(line, yellow=True)
     for line in state.report_problems:
         reporter.write_line(line, red=True)
+    for line in state.proposal_lines:  # --tempoeval-propose-gold
+        reporter.write_line(line)

@@ -261,12 +261,12 @@ def test_the_judge_reason_for_each_grade_reaches_the_explanation_and_the_report(
     assert worst["query"] == "q2016" and worst["reasons"]["d2016"].endswith("document years 2016")
 
 
-def test_a_reason_is_read_leniently_and_never_scored() -> None:
-    from pytest_tempoeval.metrics.llm_judgments import MAX_REASON_CHARS, read_reason
+def test_a_reason_is_shown_on_one_line_and_cut() -> None:
+    """The report's copy of a reason: whitespace folded, cut at MAX_REASON_CHARS (the cassette
+    and the judgment keep it whole)."""
+    from pytest_tempoeval.metrics.check_details import MAX_REASON_CHARS, shown_reason
 
-    assert read_reason('{"relevance_score": 3, "reasoning": " names\\n 2020 "}') == "names 2020"
-    assert read_reason({"verdict": 1, "reason": "dated"}) == "dated"
-    assert read_reason('{"verdict": 1, "reason": 3}') == ""
-    assert read_reason("not json") == ""
-    long = read_reason(json.dumps({"reason": "x" * (MAX_REASON_CHARS + 50)}))
+    assert shown_reason(" names\n 2020 ") == "names 2020"
+    long = shown_reason("x" * (MAX_REASON_CHARS + 50))
     assert len(long) == MAX_REASON_CHARS and long.endswith("…")
+    assert shown_reason("y" * MAX_REASON_CHARS) == "y" * MAX_REASON_CHARS

@@ -51,6 +51,14 @@ BAD_OPTIONS = [
         "lots",
         ": the judge request budget must be an integer >= 0, got 'lots'",
     ),
+    (  # a file that exists (a patch under review?) is not replaced unless asked
+        "--tempoeval-propose-gold",
+        "test_never.py",
+        (
+            ": test_never.py exists (a patch under review?); move it, or pass "
+            "--tempoeval-propose-gold-overwrite to replace it"
+        ),
+    ),
 ]
 # The rest take any value: a path, a model name, or a flag.
 FREE = {
@@ -65,6 +73,7 @@ FREE = {
     "--tempoeval-markdown",
     "--tempoeval-html",
     "--tempoeval-history",
+    "--tempoeval-propose-gold-overwrite",
 }
 NOT_COLLECTED = "raise RuntimeError('this module was collected')\n"
 
@@ -88,7 +97,7 @@ def test_every_setting_is_declared_and_each_with_a_value_is_tested(
     declared = set(re.findall(r"^  (tempoeval_\w+) \(", shown, re.MULTILINE))
     declared |= set(re.findall(r"^  (--tempoeval-[\w-]+)", shown, re.MULTILINE))
     tested = {key for key, _, _ in BAD_INI + BAD_OPTIONS}
-    assert len(declared) == 24
+    assert len(declared) == 26
     assert declared == tested | FREE
 
 

@@ -36,6 +36,8 @@ RANKED_SHOWN = 5  # documents of a ranking shown; the rest of its top k is behin
 def check_section(check: Mapping[str, Any], classes: str) -> str:
     """One check's ``<details>``: ``classes`` are the filter's (status, test, measure)."""
     facts = [element("p", {"class": "verdict"}, text(_verdict(check)))]
+    if check["filled"] is not None:  # gold mode with fill=llm: what the judge filled, per query
+        facts.append(element("p", {"class": "filled"}, text(filled_words(check["filled"]))))
     if check["temporal"] is not None:  # the temporal diagnostics: where in time the top k are
         facts.append(element("p", {"class": "temporal"}, text(temporal_line(check["temporal"]))))
     if len(check["trend"]) > 1:  # its sparkline is in the summary
@@ -110,6 +112,28 @@ def _compared(check: Mapping[str, Any]) -> str:
         f"Baseline {check['baseline']:.4f}, delta {check['delta']:+.4f}{p}, "
         f"drop allowed {check['threshold']:g}. {check['note']}"
     )
+
+
+def filled_words(filled: Mapping[str, Any]) -> str:
+    """``Grades filled by the judge (model): q1 2 (d9 2, d4 0), q2 1 (d3 1); unjudged without
+    text: q1 d7``: one small line per check."""
+    per_query = filled["per_query"]
+    grades = "; ".join(
+        f"{query} {len(fill['filled'])} ("
+        + ", ".join(f"{doc} {grade}" for doc, grade in fill["filled"].items())
+        + ")"
+        for query, fill in per_query.items()
+        if fill["filled"]
+    )
+    unjudged = "; ".join(
+        f"{query} {', '.join([*fill['without_text'], *fill['no_query_text']])}"
+        for query, fill in per_query.items()
+        if fill["without_text"] or fill["no_query_text"]
+    )
+    words = f"Grades filled by the judge ({filled['model']}): {grades or 'none'}"
+    if unjudged:
+        words += f". Unjudged without text: {unjudged}"
+    return words + "."
 
 
 def _trend_words(trend: Sequence[Mapping[str, Any]]) -> str:
