@@ -15,7 +15,7 @@ from pytest_tempoeval.reports.html.svg import clamped, dot, line, picture, words
 # -- the overview: one row per check -------------------------------------------------------------
 
 OVERVIEW_WIDTH = 1200
-_ROW = 15  # height of a row
+_ROW = 14  # height of a row
 _LABEL_END = 500  # labels end here (text-anchor end)
 _PLOT = (512.0, 1000.0)  # x of 0 and of 1
 _VALUES = 1012  # the score and the change are written from here

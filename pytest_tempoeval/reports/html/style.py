@@ -76,7 +76,7 @@ header.top { border-bottom: 1px solid #e6e9ed; padding-bottom: .3rem; margin-bot
 .heading { display: flex; flex-wrap: wrap; align-items: baseline; gap: 0 1.2rem; }
 .heading h2 { margin: .6rem 0 .2rem; }
 .facts p { display: inline; margin: 0 .3em 0 0; }
-.facts { margin: .3rem 0; }
+.facts { margin: .3rem 0; font-size: .93em; }
 #show-failed:checked ~ section details.quiet { display: none; }
 .folds { display: flex; flex-wrap: wrap; gap: .2rem 1.4rem; align-items: baseline; }
 .folds > details[open] { flex-basis: 100%; }
