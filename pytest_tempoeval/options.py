@@ -83,8 +83,14 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--tempoeval-html",
         metavar="PATH",
-        help="Write a self-contained HTML report to PATH: per-query charts against the "
-        "baselines, worst queries.",
+        help="Write a self-contained HTML report to PATH: an overview of every check, per-query "
+        "charts against the thresholds and baselines, what changed for a drop, the worst queries.",
+    )
+    group.addoption(
+        "--tempoeval-history",
+        metavar="PATH",
+        help="Append one JSON line per session to PATH (time, git commit, each check's score); "
+        "the reports draw each check's trend from it.",
     )
     group.addoption(
         "--tempoeval-propose-gold",
@@ -112,6 +118,13 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini(
         "tempoeval_baseline_dir", "Directory of regression baselines.", default="fixtures/baselines"
+    )
+    parser.addini(
+        "tempoeval_baseline_rankings",
+        "Baselines also store each query's top k retrieved ids (at most 10 ids for 2,000 "
+        "queries), so the HTML report shows a dropped query's old and new rankings side by side.",
+        type="bool",
+        default=False,
     )
     parser.addini(
         "tempoeval_judge_model", "Anthropic model of the LLM judge (default: the plugin's)."
@@ -184,6 +197,7 @@ class Settings:
     json_path: str | None = None  # --tempoeval-report
     markdown_path: str | None = None  # --tempoeval-markdown
     html_path: str | None = None  # --tempoeval-html
+    history_path: str | None = None  # --tempoeval-history: one JSON line appended per session
     propose_gold_path: str | None = None  # --tempoeval-propose-gold: the patch of filled grades
     propose_gold_overwrite: bool = False  # --tempoeval-propose-gold-overwrite
     gold: str = ""  # ini tempoeval_gold: the gold set of a test with no marker
@@ -191,6 +205,7 @@ class Settings:
     cassette_serializer: Serializer = Serializer.YAML
     baseline_dir: Path = Path("fixtures/baselines")  # from the rootdir
     baseline_dir_shown: str = "fixtures/baselines"  # as the ini says it (reports name files so)
+    baseline_rankings: bool = False  # ini tempoeval_baseline_rankings: store each top k
     judge_model: str = ""  # "": the judge's default model
     max_drop: float = DEFAULT_MAX_DROP
     judge_prompt_style: str = PROMPT_STYLES[0]
@@ -225,6 +240,7 @@ class Settings:
             json_path=option("tempoeval_report"),
             markdown_path=option("tempoeval_markdown"),
             html_path=option("tempoeval_html"),
+            history_path=option("tempoeval_history"),
             propose_gold_path=_propose_gold_path(
                 option("tempoeval_propose_gold"), option("tempoeval_propose_gold_overwrite")
             ),
@@ -236,6 +252,7 @@ class Settings:
             ),
             baseline_dir=root / ini("tempoeval_baseline_dir"),
             baseline_dir_shown=Path(ini("tempoeval_baseline_dir")).as_posix(),
+            baseline_rankings=_ini_bool(ini, "tempoeval_baseline_rankings"),
             judge_model=ini("tempoeval_judge_model"),
             max_drop=_checked(
                 "ini tempoeval_max_drop", ini("tempoeval_max_drop"), max_drop_from, " "

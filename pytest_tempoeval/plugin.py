@@ -83,7 +83,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     plugins = config.pluginmanager  # each job its own hooks; the last registered wraps the others
     if used and not plugins.has_plugin("tempoeval-checks"):
         settings = config.stash[SESSION].settings
-        temporal = bool(settings.json_path or settings.html_path)  # the reports showing them
+        # the reports that show the temporal diagnostics and what changed for a drop
+        temporal = bool(settings.json_path or settings.html_path or settings.markdown_path)
         plugins.register(Checks(temporal), "tempoeval-checks")
         if settings.trim_failures:
             plugins.register(Trimming(), "tempoeval-trimming")
@@ -151,7 +152,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     state.conclude(session, exitstatus)
     settings = state.settings
-    if settings.json_path or settings.html_path or settings.markdown_path:
+    if settings.json_path or settings.html_path or settings.markdown_path or settings.history_path:
         from pytest_tempoeval.reports.writer import write_session_reports
 
         write_session_reports(state, (config.rootpath, config.invocation_params.dir))
@@ -296,6 +297,7 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
         defer=True,
         correction=settings.gate_correction,
         by_period=settings.by_period,
+        rankings=settings.baseline_rankings,
     )
     request.node.stash[BASELINES] = store  # regressions fail the test when its body has ended
     yield store

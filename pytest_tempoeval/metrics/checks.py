@@ -38,6 +38,10 @@ class Check:
     # A failed comparison whose value was thrown away (a bare statement, no ``assert``): the
     # failure message its test gets when it ends.
     unasserted: str = ""
+    # baseline checks: the stored top k ids of the dropped queries (None: the baseline stores no
+    # rankings), and each period's comparison (by_period), for the HTML report
+    baseline_top: dict[str, list[str]] | None = None
+    periods: list[dict[str, Any]] | None = None
 
     @classmethod
     def from_comparison(cls, result: Any, comparison: BaselineOutcome, message: str) -> Check:
@@ -54,6 +58,8 @@ class Check:
             baseline_scores=comparison.baseline_scores,
             alpha=comparison.alpha,
             pending_message=message if comparison.pending else "",
+            baseline_top=comparison.baseline_top,
+            periods=comparison.period_figures or None,
         )
 
 
@@ -77,6 +83,10 @@ class BaselineOutcome(Protocol):
     def baseline_scores(self) -> dict[str, float]: ...
     @property
     def alpha(self) -> float: ...
+    @property
+    def baseline_top(self) -> dict[str, list[str]] | None: ...
+    @property
+    def period_figures(self) -> list[dict[str, Any]]: ...
 
 
 Recorder = Callable[[Check], None]

@@ -8,13 +8,14 @@ carries the essentials: metric, score, threshold, counted/excluded queries and t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_tempoeval.constants import WORST_EXPLAINED, WORST_NAMED
 
 if TYPE_CHECKING:
+    from pytest_tempoeval.data.focus_time import FocusTime
     from pytest_tempoeval.metrics.diagnostics import QueryTemporal, TemporalDiagnostics
 
 
@@ -31,12 +32,24 @@ class QueryExplanation:
     temporal_of: Callable[[], QueryTemporal | None] | None = field(
         default=None, repr=False, compare=False
     )
+    # llm mode: the judge's reason for each retrieved document's grade (doc id -> its words)
+    reasons: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # the focus times of documents, looked up when a report asks (the measures' own rule:
+    # the gold set's, else the run's)
+    years_of: Callable[[Sequence[str]], dict[str, FocusTime | None]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def temporal(self) -> QueryTemporal | None:
         """Its years and where its top k are in time; None when the gold set gives no query a
         focus time."""
         return None if self.temporal_of is None else self.temporal_of()
+
+    def document_years(self, docs: Sequence[str]) -> dict[str, FocusTime | None]:
+        """The focus time of each of ``docs`` (None: none known), as the temporal measures read
+        them; empty when the result cannot tell."""
+        return {} if self.years_of is None else self.years_of(docs)
 
 
 class Explained(Protocol):

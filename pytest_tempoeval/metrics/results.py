@@ -88,6 +88,8 @@ class _Details:
     # function also takes a subset of the queries (a period's, :meth:`MetricResult.only`)
     temporal: TemporalDiagnostics | Callable[..., TemporalDiagnostics | None] | None = None
     temporal_of: Callable[..., TemporalDiagnostics | None] | None = None
+    # (queries, n) -> each query's top n retrieved ids (a baseline with rankings stores them)
+    ranked_ids: Callable[[Collection[str], int], dict[str, list[str]]] | None = None
     filled: FilledGrades | None = None  # gold mode: the holes the judge graded (fill_unjudged=)
 
 
@@ -132,6 +134,7 @@ class MetricResult(float):
         some_known: Callable[[], bool] | None = None,
         gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
         temporal: TemporalDiagnostics | Callable[..., TemporalDiagnostics | None] | None = None,
+        ranked_ids: Callable[[Collection[str], int], dict[str, list[str]]] | None = None,
         filled: FilledGrades | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
@@ -159,6 +162,7 @@ class MetricResult(float):
             gold_reads=gold_reads,
             temporal=temporal,
             temporal_of=temporal if callable(temporal) else None,
+            ranked_ids=ranked_ids,
             filled=filled,
         )
         return self
@@ -245,6 +249,16 @@ class MetricResult(float):
         if callable(temporal):
             temporal = self._details.temporal = temporal()
         return temporal
+
+    def top_ids(
+        self, n: int, queries: Collection[str] | None = None
+    ) -> dict[str, list[str]] | None:
+        """Each counted query's (or each of ``queries``') top ``n`` retrieved ids, in rank order;
+        None for a result that does not know its rankings (built by hand, judge agreement)."""
+        ranked = self._details.ranked_ids
+        if ranked is None:
+            return None
+        return ranked(sorted(self.per_query if queries is None else queries), n)
 
     @property
     def label(self) -> str:
@@ -520,6 +534,7 @@ class MetricResult(float):
             later_extra=extra,
             some_known=details.some_known,
             temporal=None if details.temporal_of is None else partial(details.temporal_of, queries),
+            ranked_ids=details.ranked_ids,
             filled=None if details.filled is None else details.filled.only(frozenset(queries)),
         )
         part.period = period

@@ -36,7 +36,7 @@ from pytest_tempoeval.metrics.alignment import (
     short_rankings,
     unknown_ids,
 )
-from pytest_tempoeval.metrics.diagnostics import query_figures_of, summary_of
+from pytest_tempoeval.metrics.diagnostics import document_years, query_figures_of, summary_of
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
@@ -491,6 +491,7 @@ def _package(
         some_known=some_known,
         gold_reads=relevance.gold_reads,
         temporal=functools.partial(_temporal_of, figures, ids, counted),
+        ranked_ids=_ranked_ids(whole, scoring),
     )
     result.judge_dry_run = relevance.judge_dry_run or ("" if fill is None else fill.stopped)
     return result
@@ -584,6 +585,38 @@ def _explainer(
             computed = figures()
             return None if computed is None else computed.query(position)
 
-        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes), temporal)
+        reasons = {}
+        if relevance.reasons:  # llm mode: the judge's words for each grade shown
+            for rank, (doc, _) in enumerate(retrieved):
+                reason = relevance.reasons.get((position, rank))
+                if reason:
+                    reasons[doc] = reason
+        return QueryExplanation(
+            query_id,
+            retrieved,
+            ideal,
+            "; ".join(notes),
+            temporal,
+            reasons,
+            functools.partial(document_years, scoring.run, scoring.gold),
+        )
 
     return explain
+
+
+def _ranked_ids(
+    whole: Callable[[], Relevance], scoring: Scoring
+) -> Callable[[Collection[str], int], dict[str, list[str]]]:
+    """Each of some queries' top ``n`` retrieved ids (a baseline stores them, ini
+    ``tempoeval_baseline_rankings``), read from the rows the score used."""
+    table, position_of = scoring.run.table, scoring.gold.query_position
+
+    def ranked(queries: Collection[str], n: int) -> dict[str, list[str]]:
+        rows = whole().rows
+        ranked_ids: dict[str, list[str]] = {}
+        for query in queries:
+            top = rows[position_of[query], :n]
+            ranked_ids[query] = list(table.ids_of(top[top >= 0])) if (top >= 0).any() else []
+        return ranked_ids
+
+    return ranked

@@ -38,6 +38,7 @@ BAD_INI = [
     ),
     ("tempoeval_fail_on_excluded", "maybe", "must be true or false*"),
     ("tempoeval_fail_on_unknown_ids", "sometimes", "must be true or false*"),
+    ("tempoeval_baseline_rankings", "often", "must be true or false*"),
 ]
 BAD_OPTIONS = [
     (
@@ -71,6 +72,7 @@ FREE = {
     "--tempoeval-report",
     "--tempoeval-markdown",
     "--tempoeval-html",
+    "--tempoeval-history",
     "--tempoeval-propose-gold-overwrite",
 }
 NOT_COLLECTED = "raise RuntimeError('this module was collected')\n"
@@ -95,7 +97,7 @@ def test_every_setting_is_declared_and_each_with_a_value_is_tested(
     declared = set(re.findall(r"^  (tempoeval_\w+) \(", shown, re.MULTILINE))
     declared |= set(re.findall(r"^  (--tempoeval-[\w-]+)", shown, re.MULTILINE))
     tested = {key for key, _, _ in BAD_INI + BAD_OPTIONS}
-    assert len(declared) == 24
+    assert len(declared) == 26
     assert declared == tested | FREE
 
 
