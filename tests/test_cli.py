@@ -19,8 +19,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-
-from pytest_tempoeval.cli import main
+from cli_helpers import run_main
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 QRELS, RUN, TRUNC = (
@@ -29,15 +28,6 @@ QRELS, RUN, TRUNC = (
     str(DATA / "results.trunc"),
 )
 GOLD_YAML = Path(__file__).parent.parent / "examples" / "gold" / "mini_elections.yaml"
-
-
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exit:
-        code = int(exit.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def trec_eval_lines(name: str, measures: set[str]) -> list[str]:

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_main
 
 from pytest_tempoeval import GoldSet
-from pytest_tempoeval.cli import main
 from pytest_tempoeval.data.provenance import Provenance
 
 GOLD = """\
@@ -35,15 +35,6 @@ D3 = (
     "reasoning: r}\n"
 )
 D2 = "- {query: q1, document: d2, grade: 1, judge_grade: 1, model: m-1}\n"  # q1/d2: judged by hand
-
-
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exit:
-        code = int(exit.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

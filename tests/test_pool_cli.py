@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_main
 
 from pytest_tempoeval import GoldSet
-from pytest_tempoeval.cli import main
 from pytest_tempoeval.data.provenance import prompt_hash
 from pytest_tempoeval.metrics.llm_prompts import graded_prompt
 from pytest_tempoeval.testing import FakeMessagesServer
@@ -55,15 +55,6 @@ qz Q0 a0 1 1.0 rerank
 # depth 2: qa {a4, a1} + {a3, notext}; qb {a0, b0} + {missing9, a0}: 7 pairs, 5 judgeable
 JUDGED = {("qa", "a4"): 4, ("qa", "a1"): 1, ("qa", "a3"): 3, ("qb", "a0"): 4, ("qb", "b0"): 0}
 ON_0_3 = {4: 3, 3: 2, 1: 1, 0: 0}  # round(g * 3 / 4), halves up
-
-
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exit:
-        code = int(exit.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture(scope="module")

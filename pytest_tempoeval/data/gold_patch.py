@@ -32,6 +32,7 @@ from pytest_tempoeval.data.readers.structured import (
     SourceInt,
     read_text,
     shown,
+    version_problem,
     yaml_tree,
 )
 from pytest_tempoeval.data.values import did_you_mean, grade_problem, id_problem
@@ -143,15 +144,9 @@ def read_gold_patch(path: str | Path) -> GoldPatch:
         if key not in PATCH_KEYS:
             message = f"the patch: {did_you_mean(str(key), PATCH_KEYS)}"
             raise GoldSetError(located(path, tree.key_lines.get(key), message))
-    version = tree.get("version", 1)
-    if version != 1 or isinstance(version, bool) or not isinstance(version, int):
-        raise GoldSetError(
-            located(
-                path,
-                tree.key_lines.get("version"),
-                f"unsupported version {shown(version)}; this plugin reads 'version: 1'",
-            )
-        )
+    problem = version_problem(tree, path)
+    if problem:
+        raise GoldSetError(problem)
     gold = tree.get("gold")
     if gold is not None and not isinstance(gold, str):
         raise GoldSetError(

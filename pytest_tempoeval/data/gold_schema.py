@@ -50,6 +50,7 @@ from pytest_tempoeval.data.readers.structured import (
     json_tree,
     read_text,
     shown,
+    version_problem,
     yaml_tree,
 )
 from pytest_tempoeval.data.time_anchors import read_time_anchors
@@ -156,15 +157,9 @@ def content_from_tree(tree: Any, path: str) -> GoldContent:
             )
         )
     _check_keys(tree, TOP_KEYS, path, "the gold set")
-    version = tree.get("version", 1)
-    if version != 1 or not isinstance(version, int) or isinstance(version, bool):
-        raise GoldSetError(
-            located(
-                path,
-                tree.key_lines.get("version"),
-                f"unsupported version {shown(version)}; this plugin reads 'version: 1'",
-            )
-        )
+    problem = version_problem(tree, path)
+    if problem:
+        raise GoldSetError(problem)
     name = tree.get("name")
     if name is not None and not isinstance(name, str):
         raise GoldSetError(
