@@ -7,7 +7,12 @@
   to gate a CI step (``compare_cli.py`` tests, ``compare_report.py`` prints);
 - ``tempoeval check GOLD...``: validate gold sets (a pre-commit or CI lint);
 - ``tempoeval trec_eval [flags] QRELS RESULTS``: trec_eval 10's own command line
-  (``trec_eval_cli.py``, imported when it runs).
+  (``trec_eval_cli.py``, imported when it runs);
+- ``tempoeval pool QUERIES CORPUS RUN... -o GOLD``: a gold set from the LLM judge's recorded
+  judgments of the runs' pooled top documents (``pool_cli.py``);
+- ``tempoeval gold merge GOLD PATCH -o OUT`` and ``tempoeval agree HUMAN_GOLD LLM_GOLD``: a reviewed
+  gold patch merged, and the judge's agreement with people (``gold_cli.py``). The three are
+  declared here and loaded only when they run.
 
 Exit codes: 0 fine; 1 a regression (compare) or an invalid gold set (check); 2 bad input or usage,
 or a NaN score (it would compare false with everything, so never regress), as one line naming the
@@ -211,8 +216,9 @@ def _whole_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="tempoeval",
         description="Retrieval measures, temporal relevance and regression gating, outside pytest.",
-        epilog="Exit codes: 0 fine; 1 a significant regression (compare) or an invalid gold set "
-        "(check); 2 bad input, usage, or a NaN score; 141, quietly, when the reader of the "
+        epilog="Exit codes: 0 fine; 1 a significant regression (compare), an invalid gold set "
+        "(check) or a kappa below --min-kappa (agree); 2 bad input, usage, or a NaN score; 141, "
+        "quietly, when the reader of the "
         "output left (| head), as a tool killed by SIGPIPE.",
     )
     commands = parser.add_subparsers(title="commands", required=True, metavar="COMMAND")
@@ -291,6 +297,28 @@ def _trec_eval_arguments(trec_eval: argparse.ArgumentParser) -> None:
     trec_eval.set_defaults(command=_trec_eval)
 
 
+# The judged-gold commands' arguments and code live in their own modules, imported when their
+# parser is built (``tempoeval pool ...``, ``tempoeval --help``): light, standard library only.
+
+
+def _pool_arguments(pool: argparse.ArgumentParser) -> None:
+    from pytest_tempoeval.pool_cli import pool_arguments
+
+    pool_arguments(pool)
+
+
+def _gold_arguments(gold: argparse.ArgumentParser) -> None:
+    from pytest_tempoeval.gold_cli import gold_arguments
+
+    gold_arguments(gold)
+
+
+def _agree_arguments(agree: argparse.ArgumentParser) -> None:
+    from pytest_tempoeval.gold_cli import agree_arguments
+
+    agree_arguments(agree)
+
+
 _COMMANDS = {
     command.name: command
     for command in (
@@ -324,6 +352,31 @@ _COMMANDS = {
             None,
             _trec_eval_arguments,
             getopt=True,
+        ),
+        _Command(
+            "pool",
+            "a gold set from the LLM judge's judgments of the runs' pooled top documents",
+            "Pool the union of each RUN's top --depth documents per query (TREC pooling), judge "
+            "each pooled pair once with the recorded LLM judge (--cassette), and write a gold "
+            "set with every judgment's provenance to -o. QUERIES and CORPUS: a BEIR folder, a "
+            "gold set (YAML/JSON) or a JSONL file (BEIR's queries.jsonl and corpus.jsonl "
+            "lines). RUN: TREC run files.",
+            _pool_arguments,
+        ),
+        _Command(
+            "gold",
+            "gold-set tools: tempoeval gold merge GOLD PATCH -o OUT",
+            "Gold-set tools. merge: add a reviewed gold patch's judgments to a gold set.",
+            _gold_arguments,
+        ),
+        _Command(
+            "agree",
+            "how the LLM judge's judgments agree with people's (kappa)",
+            "How the judgments the LLM made in LLM_GOLD (source: llm:<model>) agree with those "
+            "people made in HUMAN_GOLD, on the pairs both judged: quadratic-weighted kappa, the "
+            "confusion matrix, the pairs they disagree on most, and the pairs only one side "
+            "judged.",
+            _agree_arguments,
         ),
     )
 }

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.metrics.checks import active_recorders, dry_run_stops
+from pytest_tempoeval.metrics.checks import active_recorders, dry_run_stops, filled_grades
 from pytest_tempoeval.options import marker_gold
 from pytest_tempoeval.session import (
     BUDGET_FILE,
@@ -216,6 +216,26 @@ class DryRun:
         from pytest_tempoeval.judge.accounting import dry_run_summary
 
         pytest.skip(dry_run_summary(stops))
+
+
+class Proposals:
+    """``--tempoeval-propose-gold``: the grades the judge filled in a test's gold-mode calls, at
+    or above each call's relevance level, travel on its report to the session, which writes them
+    as one patch at its end (the controller's, under xdist)."""
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        if not item.stash.get(USES, False):
+            return (yield)
+        filled: list[Any] = []  # FilledGrades of the test's calls (checks.record_fill)
+        filled_grades.append(filled)
+        try:
+            return (yield)
+        finally:
+            filled_grades.pop()
+            notes_of(item).proposals.extend(
+                proposal for grades in filled for proposal in grades.proposals()
+            )
 
 
 # -- what the session learns from reports ----------------------------------------------------------

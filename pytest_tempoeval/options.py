@@ -83,8 +83,26 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--tempoeval-html",
         metavar="PATH",
-        help="Write a self-contained HTML report to PATH: per-query charts against the "
-        "baselines, worst queries.",
+        help="Write a self-contained HTML report to PATH: an overview of every check, per-query "
+        "charts against the thresholds and baselines, what changed for a drop, the worst queries.",
+    )
+    group.addoption(
+        "--tempoeval-history",
+        metavar="PATH",
+        help="Append one JSON line per session to PATH (time, git commit, each check's score); "
+        "the reports draw each check's trend from it.",
+    )
+    group.addoption(
+        "--tempoeval-propose-gold",
+        metavar="PATH",
+        help="Write the grades the judge filled (fill_unjudged=, fill=llm) at or above the "
+        "relevance level to PATH as a gold patch for review (tempoeval gold merge); an existing "
+        "PATH is refused unless --tempoeval-propose-gold-overwrite.",
+    )
+    group.addoption(
+        "--tempoeval-propose-gold-overwrite",
+        action="store_true",
+        help="Let --tempoeval-propose-gold replace an existing patch file.",
     )
     parser.addini(
         "tempoeval_gold", "Default gold set for the tempoeval_gold fixture (path from rootdir)."
@@ -100,6 +118,13 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini(
         "tempoeval_baseline_dir", "Directory of regression baselines.", default="fixtures/baselines"
+    )
+    parser.addini(
+        "tempoeval_baseline_rankings",
+        "Baselines also store each query's top k retrieved ids (at most 10 ids for 2,000 "
+        "queries), so the HTML report shows a dropped query's old and new rankings side by side.",
+        type="bool",
+        default=False,
     )
     parser.addini(
         "tempoeval_judge_model", "Anthropic model of the LLM judge (default: the plugin's)."
@@ -172,11 +197,15 @@ class Settings:
     json_path: str | None = None  # --tempoeval-report
     markdown_path: str | None = None  # --tempoeval-markdown
     html_path: str | None = None  # --tempoeval-html
+    history_path: str | None = None  # --tempoeval-history: one JSON line appended per session
+    propose_gold_path: str | None = None  # --tempoeval-propose-gold: the patch of filled grades
+    propose_gold_overwrite: bool = False  # --tempoeval-propose-gold-overwrite
     gold: str = ""  # ini tempoeval_gold: the gold set of a test with no marker
     cassette_dir: Path = Path("fixtures/cassettes")  # from the rootdir
     cassette_serializer: Serializer = Serializer.YAML
     baseline_dir: Path = Path("fixtures/baselines")  # from the rootdir
     baseline_dir_shown: str = "fixtures/baselines"  # as the ini says it (reports name files so)
+    baseline_rankings: bool = False  # ini tempoeval_baseline_rankings: store each top k
     judge_model: str = ""  # "": the judge's default model
     max_drop: float = DEFAULT_MAX_DROP
     judge_prompt_style: str = PROMPT_STYLES[0]
@@ -211,6 +240,11 @@ class Settings:
             json_path=option("tempoeval_report"),
             markdown_path=option("tempoeval_markdown"),
             html_path=option("tempoeval_html"),
+            history_path=option("tempoeval_history"),
+            propose_gold_path=_propose_gold_path(
+                option("tempoeval_propose_gold"), option("tempoeval_propose_gold_overwrite")
+            ),
+            propose_gold_overwrite=option("tempoeval_propose_gold_overwrite"),
             gold=ini("tempoeval_gold"),
             cassette_dir=root / ini("tempoeval_cassette_dir"),
             cassette_serializer=Serializer(
@@ -218,6 +252,7 @@ class Settings:
             ),
             baseline_dir=root / ini("tempoeval_baseline_dir"),
             baseline_dir_shown=Path(ini("tempoeval_baseline_dir")).as_posix(),
+            baseline_rankings=_ini_bool(ini, "tempoeval_baseline_rankings"),
             judge_model=ini("tempoeval_judge_model"),
             max_drop=_checked(
                 "ini tempoeval_max_drop", ini("tempoeval_max_drop"), max_drop_from, " "
@@ -297,6 +332,21 @@ def _seconds(text: str) -> float:
     if not valid_batch_poll(seconds):
         raise ValueError(f"{BATCH_POLL_RULE}, got {text!r}")
     return seconds
+
+
+def _propose_gold_path(path: str | None, overwrite: bool) -> str | None:
+    """--tempoeval-propose-gold's PATH: a patch a person may be reviewing is never replaced
+    unless asked, and that is said before any judge is paid."""
+    if path is not None and not overwrite and os.path.lexists(path):
+        raise pytest.UsageError(
+            f"--tempoeval-propose-gold: {path} exists (a patch under review?); move it, or pass "
+            "--tempoeval-propose-gold-overwrite to replace it"
+        )
+    if path is None and overwrite:
+        raise pytest.UsageError(
+            "--tempoeval-propose-gold-overwrite goes with --tempoeval-propose-gold=PATH"
+        )
+    return path
 
 
 def _judge_max_requests(given: str | None, ini_value: str) -> int | None:

@@ -23,6 +23,7 @@ from pytest_tempoeval.hooks import (
     JUDGING_INTERRUPTED,
     Checks,
     DryRun,
+    Proposals,
     Reports,
     Trimming,
     Xdist,
@@ -82,12 +83,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     plugins = config.pluginmanager  # each job its own hooks; the last registered wraps the others
     if used and not plugins.has_plugin("tempoeval-checks"):
         settings = config.stash[SESSION].settings
-        temporal = bool(settings.json_path or settings.html_path)  # the reports showing them
+        # the reports that show the temporal diagnostics and what changed for a drop
+        temporal = bool(settings.json_path or settings.html_path or settings.markdown_path)
         plugins.register(Checks(temporal), "tempoeval-checks")
         if settings.trim_failures:
             plugins.register(Trimming(), "tempoeval-trimming")
         if settings.judge_dry_run:
             plugins.register(DryRun(), "tempoeval-dry-run")
+        if settings.propose_gold_path:
+            plugins.register(Proposals(), "tempoeval-proposals")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -123,7 +127,12 @@ def pytest_terminal_summary(
 ) -> None:
     state = config.stash[SESSION]
     if hasattr(config, "workerinput") or not (
-        state.rows or state.judged or state.unused or state.report_problems or state.crashed
+        state.rows
+        or state.judged
+        or state.unused
+        or state.report_problems
+        or state.crashed
+        or state.proposal_lines
     ):
         return
     from pytest_tempoeval.reports.text import terminal_summary
@@ -143,10 +152,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     state.conclude(session, exitstatus)
     settings = state.settings
-    if settings.json_path or settings.html_path or settings.markdown_path:
+    if settings.json_path or settings.html_path or settings.markdown_path or settings.history_path:
         from pytest_tempoeval.reports.writer import write_session_reports
 
         write_session_reports(state, (config.rootpath, config.invocation_params.dir))
+    if settings.propose_gold_path:
+        from pytest_tempoeval.reports.gold_proposals import write_proposals
+
+        state.proposal_lines = write_proposals(
+            state.proposals,
+            settings.propose_gold_path,
+            overwrite=settings.propose_gold_overwrite,
+            root=config.rootpath,
+        )
 
 
 # -- fixtures --------------------------------------------------------------------------------------
@@ -179,9 +197,8 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
     """
     from pytest_tempoeval.errors import JudgeCassetteError
     from pytest_tempoeval.files import is_file
-    from pytest_tempoeval.judge.anthropic_judge import DEFAULT_MODEL, AnthropicJudge
     from pytest_tempoeval.judge.cassettes import JudgeCassette, cassette_file, rerecord_command
-    from pytest_tempoeval.judge.recording import Recording
+    from pytest_tempoeval.judge.recorded import recorded_judge
     from pytest_tempoeval.reports.progress import progress_line, status_line
 
     config = request.config
@@ -201,20 +218,16 @@ def tempoeval_judge(request: pytest.FixtureRequest) -> Generator[AnthropicJudge,
         pytest.fail(f"{request.node.nodeid}: {problem}", pytrace=False)
     assert cassette is not None
     batch = settings.judge_batch
-    progress = progress_line(config) if cassette.recording else None  # silent in replay
-    recording = Recording(
-        cassette=cassette,
-        progress=progress,
+    judge = recorded_judge(
+        cassette,
+        model=settings.judge_model,
+        prompt_style=settings.judge_prompt_style,
         dry_run=settings.judge_dry_run,
         budget=state.judge_budget,
         batch=batch,
         batch_poll=settings.judge_batch_poll,
+        progress=progress_line(config) if cassette.recording else None,  # silent in replay
         batch_status=status_line(config) if batch else None,
-    )
-    judge = AnthropicJudge(
-        model=settings.judge_model or DEFAULT_MODEL,
-        prompt_style=settings.judge_prompt_style,
-        recording=recording,
     )
     yield judge
     add_counters(notes_of(request.node).judge, judge.model, judge.stats)
@@ -284,6 +297,7 @@ def tempoeval_baseline(request: pytest.FixtureRequest) -> Generator[BaselineStor
         defer=True,
         correction=settings.gate_correction,
         by_period=settings.by_period,
+        rankings=settings.baseline_rankings,
     )
     request.node.stash[BASELINES] = store  # regressions fail the test when its body has ended
     yield store

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_tempoeval.constants import WORST_EXPLAINED
 from pytest_tempoeval.files import is_file, module_key, per_test_path
 from pytest_tempoeval.gate.randomization import Correction
 from pytest_tempoeval.judge.accounting import JudgeStats
@@ -85,6 +84,14 @@ class CheckRow:
     # Temporal diagnostics (TemporalDiagnostics.to_dict()), when a JSON or HTML report is written
     # and the gold set gives queries focus times; None otherwise.
     temporal: dict[str, Any] | None = None
+    # Baseline checks, for the reports: the queries that dropped, worst first (baseline and new
+    # score, the new top k, the old top k when the baseline stores rankings), and each period's
+    # comparison of a check by period.
+    changes: list[dict[str, Any]] = field(default_factory=list)
+    periods: list[dict[str, Any]] | None = None
+    # Gold mode with fill=llm: what the judge filled, per query (FilledGrades.to_dict()); None
+    # without filling.
+    filled: dict[str, Any] | None = None
 
     @property
     def status(self) -> CheckStatus:
@@ -94,8 +101,15 @@ class CheckRow:
 
     @classmethod
     def from_check(cls, test: str, sequence: int, check: Check, temporal: bool = False) -> CheckRow:
-        """``temporal``: with the temporal diagnostics (computed for a report that shows them)."""
+        """``temporal``: with what only the JSON, HTML and markdown reports show, computed for a
+        session that writes one: the temporal diagnostics, each document's years, and for a
+        baseline check the queries that dropped, explained."""
         # Here, not at start-up: a suite that never makes a check never loads the explanations.
+        from pytest_tempoeval.metrics.check_details import (
+            dropped_explained,
+            temporal_figures,
+            worst_explained,
+        )
         from pytest_tempoeval.metrics.explain import score_notes
 
         result = check.result
@@ -121,7 +135,7 @@ class CheckRow:
             p_value=check.p_value,
             note=note,
             baseline_per_query=dict(check.baseline_scores or {}),
-            worst=_worst_explained(result, temporal),
+            worst=worst_explained(result, temporal),
             ignored_run_queries=ignored,
             alpha=check.alpha,
             pending=bool(check.pending_message),
@@ -129,7 +143,10 @@ class CheckRow:
             unknown_ids=result.extra.get("unknown_ids", 0),
             retrieved_ids=result.extra.get("retrieved_ids", 0),
             unasserted=check.unasserted,
-            temporal=_temporal_figures(result) if temporal else None,
+            temporal=temporal_figures(result) if temporal else None,
+            changes=dropped_explained(result, check, temporal) if temporal else [],
+            periods=check.periods,
+            filled=_filled(result),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,30 +157,10 @@ class CheckRow:
         return cls(**{key: value for key, value in data.items() if key != "status"})
 
 
-def _worst_explained(result: Any, temporal: bool = False) -> list[dict[str, Any]]:
-    """The worst queries with what was retrieved and what an ideal ranking holds (plain data: it
-    travels from xdist workers); with ``temporal``, their years and figures too."""
-    worst = []
-    for query_id in result.worst(WORST_EXPLAINED):
-        detail = result.explain_query(query_id)
-        entry = {
-            "query": query_id,
-            "score": result.per_query[query_id],
-            "retrieved": [list(pair) for pair in detail.retrieved] if detail else [],
-            "ideal": [list(pair) for pair in detail.ideal] if detail else [],
-            "note": detail.note if detail else "",
-        }
-        if temporal and detail is not None and detail.temporal is not None:
-            entry["temporal"] = detail.temporal.to_dict()
-        worst.append(entry)
-    return worst
-
-
-def _temporal_figures(result: Any) -> dict[str, Any] | None:
-    """A result's temporal diagnostics as plain data (None: its gold set gives no query a focus
-    time, or it was not computed from one)."""
-    diagnostics = getattr(result, "temporal_diagnostics", None)
-    return None if diagnostics is None else diagnostics.to_dict()
+def _filled(result: Any) -> dict[str, Any] | None:
+    """What the judge filled of a gold-mode result's holes, as plain data (None: nothing)."""
+    filled = getattr(result, "filled", None)
+    return None if filled is None else dict(filled.to_dict())
 
 
 def add_counters(
@@ -186,19 +183,23 @@ class TestNotes:
     checks: list[CheckRow] = field(default_factory=list)
     judge: dict[str, dict[str, int]] = field(default_factory=dict)
     baselines: list[str] = field(default_factory=list)  # checked, "module/test.json"
+    # --tempoeval-propose-gold: the grades the judge filled at or above the relevance level
+    # (FilledGrades.proposals())
+    proposals: list[dict[str, Any]] = field(default_factory=list)
 
     def take(self) -> str | None:
         """The notes not yet reported, as JSON (None: nothing new); then they are cleared."""
-        if not (self.checks or self.judge or self.baselines):
+        if not (self.checks or self.judge or self.baselines or self.proposals):
             return None
         payload = json.dumps(
             {
                 "checks": [row.to_dict() for row in self.checks],
                 "judge": self.judge,
                 "baselines": self.baselines,
+                "proposals": self.proposals,
             }
         )
-        self.checks, self.judge, self.baselines = [], {}, []
+        self.checks, self.judge, self.baselines, self.proposals = [], {}, [], []
         return payload
 
 
@@ -255,6 +256,11 @@ class TempoEvalSession:
         # A usage error found by an xdist worker, for the controller to report (exit 4).
         self.usage_error: str | None = None
         self.report_problems: list[str] = []  # reports that could not be written, one line each
+        self.history_notes: list[str] = []  # lines of the history file that reading skipped
+        # --tempoeval-propose-gold: the filled grades every test proposed (on the controller under
+        # xdist: all workers'), and what writing their patch said, one line each
+        self.proposals: list[dict[str, Any]] = []
+        self.proposal_lines: list[str] = []
         # xdist (on the controller): the tests whose worker crashed under them, whose checks may be
         # missing; how many workers went down before their end; a failed collection.
         self.crashed: list[str] = []
@@ -292,6 +298,7 @@ class TempoEvalSession:
         for model, counters in data["judge"].items():
             self.add_judge_stats(model, counters)
         self.checked_baselines.update(data["baselines"])
+        self.proposals.extend(data.get("proposals", ()))
 
     @property
     def lost_tests(self) -> bool:

@@ -29,9 +29,11 @@ SURFACE = {
     "pytest_tempoeval.compare_report",
     "pytest_tempoeval.failures",
     "pytest_tempoeval.focus_time",  # an alias of data.focus_time, for an import path docs showed
+    "pytest_tempoeval.gold_cli",
     "pytest_tempoeval.hooks",
     "pytest_tempoeval.options",
     "pytest_tempoeval.plugin",
+    "pytest_tempoeval.pool_cli",
     "pytest_tempoeval.session",
     "pytest_tempoeval.testing",
     "pytest_tempoeval.trec_eval_cli",

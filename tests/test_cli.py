@@ -19,8 +19,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
-
-from pytest_tempoeval.cli import main
+from cli_helpers import run_main
 
 DATA = Path(__file__).parent / "data" / "trec_eval"
 QRELS, RUN, TRUNC = (
@@ -29,15 +28,6 @@ QRELS, RUN, TRUNC = (
     str(DATA / "results.trunc"),
 )
 GOLD_YAML = Path(__file__).parent.parent / "examples" / "gold" / "mini_elections.yaml"
-
-
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exit:
-        code = int(exit.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def trec_eval_lines(name: str, measures: set[str]) -> list[str]:
@@ -608,7 +598,11 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]
     assert code == 2 and "usage: tempoeval" in err
 
 
-@pytest.mark.parametrize("command", [[], ["evaluate"], ["compare"], ["check"], ["trec_eval"]])
+@pytest.mark.parametrize(
+    "command",
+    [[], ["evaluate"], ["compare"], ["check"], ["trec_eval"], ["pool"], ["gold"], ["gold", "merge"]]
+    + [["agree"]],
+)
 def test_every_command_has_help(capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
     code, out, _ = run_main(capsys, *command, "--help")
     assert code == 0 and out.startswith("usage: tempoeval")
@@ -651,7 +645,9 @@ def test_help_imports_no_numpy_or_anthropic() -> None:
     code = (
         "import sys\n"
         "from pytest_tempoeval.cli import main\n"
-        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "for argv in (['--help'], ['pool', '--help'], ['gold', 'merge', '--help'], "
+        "['agree', '--help']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
         "heavy = {'numpy', 'anthropic', 'yaml', 'vcr'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"
     )
@@ -773,6 +769,11 @@ def test_compare_decides_with_the_gates_one_verdict(
         ["check", "a.yaml", "--years", "--strict"],
         ["trec_eval", "-q", "-m", "all_trec", "-c", "qrels", "results"],
         ["trec_eval", "-h"],
+        ["pool", "q.jsonl", "c.jsonl", "a.trec", "b.trec", "-o", "g.yaml", "--cassette", "c.yaml"],
+        ["pool", "beir", "beir", "a.trec", "--depth", "5", "-o", "g.yaml", "--cassette", "c.yaml"]
+        + ["--dry-run", "--batch", "--max-requests", "3", "--grade-scale", "0", "3"],
+        ["gold", "merge", "gold.yaml", "patch.yaml", "-o", "out.yaml", "--force"],
+        ["agree", "human.yaml", "llm.yaml", "--mode", "binary", "--rel", "2", "--format", "json"],
     ],
 )
 def test_one_command_parser_reads_a_command_line_as_the_whole_parser_does(argv: list[str]) -> None:

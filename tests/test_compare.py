@@ -19,8 +19,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from cli_helpers import run_main
 
-from pytest_tempoeval.cli import main
 from pytest_tempoeval.compare_cli import system_names
 from pytest_tempoeval.gate.randomization import paired_randomization_p
 
@@ -67,15 +67,6 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     (folder / "copy" / "base.trec").write_text((folder / "base.trec").read_text())
     paths["copy"] = str(folder / "copy" / "base.trec")  # the base's content, another file
     return paths
-
-
-def run_main(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exit:
-        code = int(exit.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def compare_json(

@@ -15,6 +15,7 @@ The user documentation of every key is ``docs/gold-set.md``. In short::
         focus_time: 2020                     # derived from text when absent
         temporal_focus: specific_time
         relevant: {d1: 3, d7: 1}             # a list means grade 1
+          # an LLM's judgment says so: {grade: 2, source: "llm:<model>", reasoning, prompt_hash}
       - id: q2
         text: "How has turnout changed since 2016?"
         baseline_period: 2016                # T-Coverage: both or neither
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_tempoeval.data.focus_time import FocusTime
+from pytest_tempoeval.data.provenance import Provenance, read_grade_scale, read_judgment
 from pytest_tempoeval.data.readers.structured import (
     LineDict,
     LineList,
@@ -48,10 +50,11 @@ from pytest_tempoeval.data.readers.structured import (
     json_tree,
     read_text,
     shown,
+    version_problem,
     yaml_tree,
 )
 from pytest_tempoeval.data.time_anchors import read_time_anchors
-from pytest_tempoeval.data.values import grade_problem, id_problem
+from pytest_tempoeval.data.values import did_you_mean, grade_problem, id_problem
 from pytest_tempoeval.errors import (
     FocusTimeError,
     GoldSetError,
@@ -62,7 +65,7 @@ from pytest_tempoeval.errors import (
 )
 from pytest_tempoeval.files import regular_file_problem
 
-TOP_KEYS = ("version", "name", "k", "documents", "queries")
+TOP_KEYS = ("version", "name", "k", "grade_scale", "documents", "queries")
 QUERY_KEYS = (
     "id",
     "text",
@@ -95,6 +98,9 @@ class GoldQuery:
     # key_time_anchors. Empty: none given.
     key_time_anchors: tuple[FocusTime, ...] = ()
     focus_time_given: bool = False  # written in the gold set (not read from its text)
+    # Who judged: doc id -> Provenance, for the judgments in ``relevant`` that are not a human's
+    # (an LLM's: ``llm:<model>``, with its reasoning and prompt hash). Empty for a hand-judged set.
+    provenance: Mapping[str, Provenance] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -114,6 +120,7 @@ class GoldContent:
     documents: list[GoldDocument]
     name: str | None
     k: int | None
+    grade_scale: tuple[int, int] | None = None  # as written (None: the default, 0 to the largest)
 
 
 def read_gold_file(path: Path) -> GoldContent:
@@ -150,15 +157,9 @@ def content_from_tree(tree: Any, path: str) -> GoldContent:
             )
         )
     _check_keys(tree, TOP_KEYS, path, "the gold set")
-    version = tree.get("version", 1)
-    if version != 1 or not isinstance(version, int) or isinstance(version, bool):
-        raise GoldSetError(
-            located(
-                path,
-                tree.key_lines.get("version"),
-                f"unsupported version {shown(version)}; this plugin reads 'version: 1'",
-            )
-        )
+    problem = version_problem(tree, path)
+    if problem:
+        raise GoldSetError(problem)
     name = tree.get("name")
     if name is not None and not isinstance(name, str):
         raise GoldSetError(
@@ -177,8 +178,11 @@ def content_from_tree(tree: Any, path: str) -> GoldContent:
                 f"k must be a positive integer (the default rank cutoff), got {shown(k)}",
             )
         )
+    grade_scale = read_grade_scale(tree.get("grade_scale"), path, tree.key_lines.get("grade_scale"))
     documents = _documents(tree.get("documents"), tree.key_lines.get("documents"), path)
     queries = _queries(tree.get("queries"), tree.key_lines.get("queries", tree.line), path)
+    if grade_scale is not None:
+        _check_scale(queries, grade_scale, path, tree.key_lines.get("grade_scale"))
     if documents:
         declared = {document.id for document in documents}
         undeclared = [
@@ -189,8 +193,33 @@ def content_from_tree(tree: Any, path: str) -> GoldContent:
         ]
         warn_undeclared(undeclared, declared, path, "under 'documents:'")
     return GoldContent(
-        [query for query, _ in queries], documents, name, None if k is None else int(k)
+        [query for query, _ in queries],
+        documents,
+        name,
+        None if k is None else int(k),
+        grade_scale,
     )
+
+
+def _check_scale(
+    queries: list[tuple[GoldQuery, dict[str, int | None]]],
+    scale: tuple[int, int],
+    path: str,
+    scale_line: int | None,
+) -> None:
+    """Every grade on the declared scale: a grade above it would weigh more than the scale's best,
+    and an LLM judge's grades mapped onto the scale could never reach it."""
+    low, high = scale
+    declared = f" (line {scale_line})" if scale_line else ""
+    for query, lines in queries:
+        for doc_id, grade in query.relevant.items():
+            if not low <= grade <= high:
+                message = (
+                    f"query {query.id!r}: grade {grade} of doc {doc_id!r} is outside the gold "
+                    f"set's grade_scale [{low}, {high}]{declared}; fix the grade, or "
+                    "widen grade_scale"
+                )
+                raise GoldSetError(located(path, lines.get(doc_id), message))
 
 
 UNDECLARED_SHOWN = 5  # undeclared ids warned about one by one; the rest in one warning
@@ -215,14 +244,6 @@ def warn_undeclared(
     if more > 0:
         message = f"and {more} more judged documents not declared {where}"
         warn(GoldSetWarning(located(path, None, message)))
-
-
-def did_you_mean(key: str, allowed: tuple[str, ...]) -> str:
-    # Case-insensitive, so "ID" and "Relevant" find their key too.
-    lowered = {name.lower(): name for name in allowed}
-    close = closest_match(key.lower(), lowered)
-    hint = f"; did you mean {lowered[close]!r}?" if close else ""
-    return f"unknown key {key!r}{hint} (allowed: {', '.join(allowed)})"
 
 
 def _check_keys(mapping: LineDict, allowed: tuple[str, ...], path: str, owner: str) -> None:
@@ -397,7 +418,7 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
         f"{owner} temporal_focus",
     )
     relevant_line = item.key_lines.get("relevant") or line
-    relevant, lines = _relevant(item.get("relevant"), relevant_line, path, owner)
+    relevant, lines, provenance = _relevant(item.get("relevant"), relevant_line, path, owner)
     focus_time = _focus_time(item, text, path, line, owner)
     baseline, comparison = _cross_periods(item, path, line, owner)
     anchors = read_time_anchors(
@@ -415,18 +436,22 @@ def _query(item: Any, line: int | None, path: str) -> tuple[GoldQuery, dict[str,
         comparison_period=comparison,
         key_time_anchors=anchors,
         focus_time_given=item.get("focus_time") is not None,
+        provenance=provenance,
     )
     return query, lines
 
 
 def _relevant(
     section: Any, line: int | None, path: str, owner: str
-) -> tuple[dict[str, int], dict[str, int | None]]:
-    """Doc id -> grade, and doc id -> the line it is written on."""
+) -> tuple[dict[str, int], dict[str, int | None], dict[str, Provenance]]:
+    """Doc id -> grade, doc id -> the line it is written on, and doc id -> the provenance of the
+    judgments that are not a human's."""
     if section is None:
-        return {}, {}
+        return {}, {}, {}
     if isinstance(section, LineList):
-        pairs = [(doc, 1, doc_line or line) for doc, doc_line in zip(section, section.item_lines)]
+        pairs: list[tuple[Any, Any, int | None]] = [
+            (doc, 1, doc_line or line) for doc, doc_line in zip(section, section.item_lines)
+        ]
     elif isinstance(section, LineDict):
         pairs = [(doc, grade, section.key_lines.get(doc) or line) for doc, grade in section.items()]
     else:
@@ -441,8 +466,10 @@ def _relevant(
     verb = "listed" if isinstance(section, LineList) else "judged"
     grades: dict[str, int] = {}
     first_lines: dict[str, int | None] = {}
-    for raw_doc, grade, doc_line in pairs:
+    provenance: dict[str, Provenance] = {}
+    for raw_doc, value, doc_line in pairs:
         doc_id = _identifier(raw_doc, path, doc_line, f"{owner}: relevant doc id")
+        grade, judged_by = read_judgment(value, path, doc_line, owner, doc_id)
         if doc_id in grades:  # a list repeats an id; a dict from Python can hold 1 and "1"
             first = first_lines[doc_id]
             raise GoldSetError(
@@ -456,7 +483,10 @@ def _relevant(
         problem = grade_problem(grade, negative=False)
         if problem is not None:
             message = f"{owner}: grade {shown(grade)} of doc {doc_id!r} {problem}"
-            raise GoldSetError(located(path, doc_line, message))
+            grade_line = value.key_lines.get("grade") if isinstance(value, LineDict) else None
+            raise GoldSetError(located(path, grade_line or doc_line, message))
         grades[doc_id] = int(grade)
         first_lines[doc_id] = doc_line
-    return grades, first_lines
+        if judged_by is not None:
+            provenance[doc_id] = judged_by
+    return grades, first_lines, provenance

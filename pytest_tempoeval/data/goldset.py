@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pytest_tempoeval.data.columns import Ragged
     from pytest_tempoeval.data.focus_time import FocusTime
     from pytest_tempoeval.data.gold_schema import GoldContent, GoldDocument, GoldQuery
+    from pytest_tempoeval.data.provenance import Provenance
     from pytest_tempoeval.data.readers.ir_datasets import IrDatasetLike
     from pytest_tempoeval.data.readers.records import Records
 
@@ -51,7 +52,10 @@ class GoldSet:
         k: int | None = None,
         path: str | Path | None = None,
         ignore_identical_ids: bool = False,
+        grade_scale: tuple[int, int] | None = None,
     ) -> None:
+        """``grade_scale``: ``(low, high)``, the scale the grades are on (the file's
+        ``grade_scale: [low, high]``); None: 0 to the largest grade (:attr:`grade_scale`)."""
         self.path = str(path) if path is not None else "<gold set>"
         self.name = name
         self.k = k
@@ -73,6 +77,9 @@ class GoldSet:
             )
         self._queries = _index_by_id(query_list, self.path, "query")
         _check_grades(query_list, self.path)
+        self.declared_grade_scale = _checked_scale(grade_scale, query_list, self.path)
+        if any(query.provenance for query in query_list):
+            _check_provenance(query_list, self.path)
         if any(query.key_time_anchors for query in query_list):
             from pytest_tempoeval.data.time_anchors import check_time_anchors
 
@@ -113,7 +120,14 @@ class GoldSet:
 
     @classmethod
     def _from_content(cls, content: GoldContent, path: str | Path) -> GoldSet:
-        return cls(content.queries, content.documents, name=content.name, k=content.k, path=path)
+        return cls(
+            content.queries,
+            content.documents,
+            name=content.name,
+            k=content.k,
+            path=path,
+            grade_scale=content.grade_scale,
+        )
 
     @classmethod
     def from_trec_qrels(cls, path: str | Path, name: str | None = None) -> GoldSet:
@@ -215,6 +229,7 @@ class GoldSet:
         millions of judgments)."""
         gold = cls.__new__(cls)
         gold.path, gold.name, gold.k = str(path), name, None
+        gold.declared_grade_scale = None
         gold.ignore_identical_ids = ignore_identical_ids
         gold.documents = documents if documents is not None else {}
         gold._judgments, gold._judgment_lines = judgments, lines
@@ -274,6 +289,26 @@ class GoldSet:
     def line_of(self, query_id: str) -> int | None:
         return self.queries[query_id].line
 
+    def provenance_of(self, query_id: str) -> Mapping[str, Provenance]:
+        """Doc id -> who judged it, for the query's judgments that are not a human's (empty for a
+        hand-judged set; a qrels file's queries are not built to say so)."""
+        if "_queries" not in self.__dict__:  # qrels, BEIR, ir_datasets: human judgments only
+            return {}
+        query = self._queries.get(query_id)
+        return {} if query is None else query.provenance
+
+    @cached_property
+    def grade_scale(self) -> tuple[int, int]:
+        """The scale ``(low, high)`` the grades are on: the declared one (a file's
+        ``grade_scale: [low, high]``), else 0 to the largest grade, at least 1 (a set with no
+        grade above 0 still tells relevant from not). The LLM judge's 0-4 grades are mapped onto
+        it (:func:`~pytest_tempoeval.data.provenance.judge_grade_on_scale`)."""
+        if self.declared_grade_scale is not None:
+            return self.declared_grade_scale
+        values = self.judgments.values
+        largest = int(values.max()) if values.size else 0
+        return 0, max(largest, 1)
+
     def query_focus_times(self) -> list[FocusTime | None]:
         """Each query's focus time (None: none given or found in its text), in ``query_ids``
         order; for a qrels file without building its queries."""
@@ -301,6 +336,43 @@ class GoldSet:
             )
         return self._judgments
 
+    def with_judgments(self, added: Mapping[str, Mapping[str, int]]) -> GoldSet:
+        """This gold set with more judgments (query id -> doc id -> grade), for documents it does
+        not judge yet: a new object, with its own memo (nothing derived from it reaches this
+        one), sharing the documents and everything else. Gold mode's hole filling scores on it."""
+        from dataclasses import replace
+
+        for query_id, grades in added.items():
+            judged = self.queries[query_id].relevant
+            again = sorted(doc for doc in grades if doc in judged)
+            if again:
+                raise GoldSetError(
+                    located(
+                        self.path,
+                        self.line_of(query_id),
+                        f"query {query_id!r} already "
+                        f"judges {', '.join(map(repr, again))}: only holes are added",
+                    )
+                )
+        queries = [
+            replace(query, relevant={**query.relevant, **added[query.id]})
+            if added.get(query.id)
+            else query
+            for query in self.queries.values()
+        ]
+        _check_grades(queries, self.path)
+        copy = GoldSet.__new__(GoldSet)
+        copy.__dict__.update(
+            {
+                key: value
+                for key, value in self.__dict__.items()
+                if key not in _DERIVED  # cached views of the judgments, made anew
+            }
+        )
+        copy._queries = {query.id: query for query in queries}
+        copy._judgments, copy._judgment_lines, copy._memo = None, None, {}
+        return copy
+
     def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
         """``compute()``, once per ``key``: for data derived from this gold set (indexes, pools),
         which the gold set's immutability keeps valid."""
@@ -327,7 +399,11 @@ class GoldSet:
                 content += [_as_json(query.baseline_period), _as_json(query.comparison_period)]
             if query.key_time_anchors:
                 content.append(_field(query, "key_time_anchors"))
+            if query.provenance:  # who judged: hashed only for a set with an LLM's judgments
+                content.append(_field(query, "provenance"))
             digest.update(json.dumps(content).encode())
+        if self.declared_grade_scale is not None:
+            digest.update(json.dumps(["grade_scale", *self.declared_grade_scale]).encode())
         if isinstance(self.documents, LazyDocuments):  # a corpus: hashed without reading it
             digest.update(self.documents.digest().encode())
             return digest.hexdigest()
@@ -377,6 +453,9 @@ class GoldSet:
 
 
 _SHORT_HASH = 16  # hex digits: 64 bits
+# What a gold set derives from its judgments and keeps (cached properties, memo): not copied by
+# ``with_judgments``, whose judgments differ.
+_DERIVED = frozenset({"fingerprint", "_memo", "_judgments", "_judgment_lines", "_queries"})
 
 
 def _field(item: GoldQuery | GoldDocument, name: str) -> object:
@@ -388,6 +467,11 @@ def _field(item: GoldQuery | GoldDocument, name: str) -> object:
         return sorted(value.items())
     if name == "key_time_anchors":
         return [anchor.to_json() for anchor in value]
+    if name == "provenance":
+        return [
+            [doc_id, judged.source, judged.reasoning, judged.prompt_hash]
+            for doc_id, judged in sorted(value.items())
+        ]
     return _as_json(value) if isinstance(value, FocusTime) else value
 
 
@@ -431,6 +515,48 @@ def _check_grades(queries: list[GoldQuery], path: str) -> None:
             problem = grade_problem(grade)
             if problem is not None:
                 message = f"query {query.id!r}: grade {grade!r} of doc {doc_id!r} {problem}"
+                raise GoldSetError(located(path, query.line, message))
+
+
+def _checked_scale(
+    scale: tuple[int, int] | None, queries: list[GoldQuery], path: str
+) -> tuple[int, int] | None:
+    """The declared grade scale, checked: two integers, low < high, and every grade of 0 or more
+    on it (a negative grade, from qrels, is judged non-relevant on any scale)."""
+    if scale is None:
+        return None
+    from pytest_tempoeval.data.provenance import grade_scale_problem
+
+    problem = grade_scale_problem(scale)
+    if problem is not None:
+        raise GoldSetError(located(path, None, problem))
+    low, high = int(scale[0]), int(scale[1])
+    for query in queries:
+        for doc_id, grade in query.relevant.items():
+            if grade >= 0 and not low <= grade <= high:
+                message = (
+                    f"query {query.id!r}: grade {grade} of doc {doc_id!r} is outside the gold "
+                    f"set's grade_scale [{low}, {high}]; fix the grade, or widen grade_scale"
+                )
+                raise GoldSetError(located(path, query.line, message))
+    return low, high
+
+
+def _check_provenance(queries: list[GoldQuery], path: str) -> None:
+    """Provenance given in Python: for a judged document, and well formed."""
+    from pytest_tempoeval.data.provenance import provenance_problem
+
+    for query in queries:
+        for doc_id, judged in query.provenance.items():
+            if doc_id not in query.relevant:
+                message = (
+                    f"query {query.id!r}: provenance is given for doc {doc_id!r}, which "
+                    "'relevant' does not judge; judge it, or remove its provenance"
+                )
+                raise GoldSetError(located(path, query.line, message))
+            problem = provenance_problem(judged)
+            if problem is not None:
+                message = f"query {query.id!r}: the judgment of doc {doc_id!r}: {problem}"
                 raise GoldSetError(located(path, query.line, message))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 import re
 
-from pytest_tempoeval.errors import MetricError
+from pytest_tempoeval.errors import MetricError, closest_match
 
 # An id as it usually is: not empty, no surrounding whitespace, no control characters. A fast
 # check for the common case; anything else goes through id_problem for the exact complaint.
@@ -125,3 +125,12 @@ def is_number(text: str | bytes) -> bool:
     except ValueError:
         return False
     return True
+
+
+def did_you_mean(key: str, allowed: tuple[str, ...]) -> str:
+    """``unknown key 'querys'; did you mean 'queries'? (allowed: ...)``: the error of a key a file's
+    mapping does not take. Case-insensitive, so "ID" and "Relevant" find their key too."""
+    lowered = {name.lower(): name for name in allowed}
+    close = closest_match(key.lower(), lowered)
+    hint = f"; did you mean {lowered[close]!r}?" if close else ""
+    return f"unknown key {key!r}{hint} (allowed: {', '.join(allowed)})"

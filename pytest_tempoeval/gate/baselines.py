@@ -26,6 +26,12 @@ are compared, and those changed, added or removed are named (in the check's note
 :class:`BaselineWarning`); a change to the shared part, or to every query, asks for a re-baseline.
 Files written before these hashes void the check on any change of the gold set, as they did.
 
+With ini ``tempoeval_baseline_rankings = true`` each entry also stores each query's top
+``min(k, RANKING_DEPTH)`` retrieved ids (``top``), for at most ``RANKED_QUERIES`` queries (the
+first by id): the HTML report then shows a dropped query's old and new top k side by side. The
+rankings are shown, never compared: they are not part of any fingerprint, and files without them
+(older ones, or written with the key off) gate exactly as before.
+
 With the Holm correction (ini ``tempoeval_gate_correction = holm``) a significant drop does not
 fail its test at once: its status is "pending", and the session decides every pending check
 together at its end (:func:`.randomization.holm_adjusted`).
@@ -82,6 +88,11 @@ _VERDICT_NOTES = {
     Verdict.UNKNOWN_IDS: "retrieved ids unknown to the gold set (fail_on_unknown_ids)",
     Verdict.PENDING: PENDING_NOTE,
 }
+# The rankings a baseline stores (ini tempoeval_baseline_rankings): each query's top 10 ids at
+# most, for 2,000 queries at most (the first by id). With 36-character ids (UUIDs) that is about
+# 1 MB of JSON at worst; the per-query scores stay the file's main content below that.
+RANKING_DEPTH = 10
+RANKED_QUERIES = 2_000
 PERIODS_LISTED = 12  # a failure by period lists every period up to this many, else the regressed
 JUDGED_DROP_NOTED = 0.05  # a fall of the mean Judged@k larger than this is named in the verdict
 
@@ -110,6 +121,13 @@ class BaselineComparison:
     period_note: str = ""
     # "retrieved documents moved 6.2 years older on average ...": the temporal diagnostics' change
     temporal_note: str = ""
+    # the baseline's top k ids of the regressed queries it stored them for (None: the baseline
+    # stores no rankings; ini tempoeval_baseline_rankings), for the report's old-vs-new rankings
+    baseline_top: dict[str, list[str]] | None = field(default=None, repr=False)
+    # by_period: the period of each compared query, for the report's chart per period
+    query_periods: dict[str, str] = field(default_factory=dict, repr=False)
+    # "grades filled by the judge: 10.0% -> 35.0% of the top 10 ...": gold mode with fill=llm
+    filled_note: str = ""
 
     @property
     def delta(self) -> float | None:
@@ -130,9 +148,37 @@ class BaselineComparison:
         return "; ".join(
             filter(
                 None,
-                [verdict, self.judged_note, self.gold_note, self.period_note, self.temporal_note],
+                [
+                    verdict,
+                    self.judged_note,
+                    self.filled_note,
+                    self.gold_note,
+                    self.period_note,
+                    self.temporal_note,
+                ],
             )
         )
+
+    @property
+    def period_figures(self) -> list[dict[str, Any]]:
+        """Each period's comparison as plain data (reports), with the ids of its compared
+        queries."""
+        members: dict[str, list[str]] = {}
+        for query, period in sorted(self.query_periods.items()):
+            members.setdefault(period, []).append(query)
+        return [
+            {
+                "period": c.period,
+                "status": str(c.status),
+                "queries": c.queries,
+                "baseline": c.baseline,
+                "current": c.current,
+                "p_value": c.p_value,
+                "p_adjusted": c.p_adjusted,
+                "ids": members.get(c.period, []),
+            }
+            for c in self.periods
+        ]
 
     @property
     def regressed_periods(self) -> list[str]:
@@ -158,7 +204,10 @@ class BaselineComparison:
             f"{self.max_drop:g}), {test}, {self.queries} paired queries"
         )
         return "\n  ".join(
-            filter(None, [line, self.judged_note, self.gold_note, self.temporal_note])
+            filter(
+                None,
+                [line, self.judged_note, self.filled_note, self.gold_note, self.temporal_note],
+            )
         )
 
 
@@ -237,8 +286,9 @@ def judged_note(
     )
 
 
-def entry_for(result: Any) -> dict[str, Any]:
-    """What a baseline file stores for one metric result."""
+def entry_for(result: Any, rankings: bool = False) -> dict[str, Any]:
+    """What a baseline file stores for one metric result; with ``rankings``, each query's top k
+    ids too (bounded: RANKING_DEPTH, RANKED_QUERIES)."""
     entry = {
         "metric": result.name,
         "measure": result.measure,
@@ -252,6 +302,9 @@ def entry_for(result: Any) -> dict[str, Any]:
     }
     if result.judged is not None:  # gold mode
         entry["judged"] = dict(sorted(result.judged.items()))
+    filled = getattr(result, "filled", None)
+    if filled is not None:  # gold mode with fill=llm: the share of each top k the judge graded
+        entry["filled"] = dict(sorted(filled.shares.items()))
     fingerprints = result.gold_fingerprints
     if fingerprints is not None:  # what the mode reads of the gold set, per query and shared
         entry["query_fingerprints"] = dict(sorted(fingerprints[0].items()))
@@ -262,7 +315,20 @@ def entry_for(result: Any) -> dict[str, Any]:
     temporal = temporal_entry(result)
     if temporal is not None:
         entry["temporal"] = temporal
+    if rankings:
+        top = ranking_entry(result)
+        if top is not None:
+            entry["top"] = top
     return entry
+
+
+def ranking_entry(result: Any) -> dict[str, list[str]] | None:
+    """Each counted query's top ``min(k, RANKING_DEPTH)`` ids, for the first RANKED_QUERIES
+    queries by id; None for a result that does not know its rankings."""
+    depth = min(result.k or RANKING_DEPTH, RANKING_DEPTH)
+    queries = sorted(result.per_query)[:RANKED_QUERIES]
+    top: dict[str, list[str]] | None = result.top_ids(depth, queries)
+    return top
 
 
 def _period_starts(result: Any) -> dict[str, int] | None:
@@ -335,8 +401,10 @@ class BaselineStore:
         defer: bool = False,
         correction: str = Correction.NONE,
         by_period: PeriodSlicing | Slicing | None = None,
+        rankings: bool = False,
     ) -> None:
         self.path = path
+        self.rankings = rankings  # ini tempoeval_baseline_rankings: store each query's top k
         self.by_period = by_period  # ini tempoeval_by_period: every check's default slicing
         # With defer (the fixture's), a failed check is kept and the test goes on: every check
         # runs and is reported, and the test fails at its end listing them all (regressions).
@@ -425,7 +493,7 @@ class BaselineStore:
                 f"{self.test_id}: {key} is checked twice in this test; "
                 "pass name=... to tell them apart"
             )
-        entry = entry_for(result)
+        entry = entry_for(result, self.rankings and self.update)
         self._entries[key] = entry
         if self.update:
             comparison = BaselineComparison(
@@ -452,6 +520,10 @@ class BaselineStore:
                 gold_note=gold_note,
                 temporal_note=temporal_note(
                     stored.get("temporal"), entry.get("temporal"), baseline_scores
+                ),
+                baseline_top=_regressed_rankings(stored, comparison),
+                filled_note=filled_note(
+                    stored.get("filled"), entry.get("filled"), baseline_scores, result.k
                 ),
             )
             if slicing is not None:
@@ -559,6 +631,10 @@ class BaselineStore:
             periods=tuple(periods),
             by_period=slicing.description,
             period_note=period_note(periods, slicing.description),
+            query_periods={
+                query: held.get(query) or current.get(query) or "not in the gold set now"
+                for query in baseline_scores
+            },
         )
 
     def _period_lines(self, comparison: BaselineComparison, measure: str) -> list[str]:
@@ -782,6 +858,18 @@ class BaselineStore:
         return bool(self._entries)
 
 
+def _regressed_rankings(
+    stored: dict[str, Any], comparison: BaselineComparison
+) -> dict[str, list[str]] | None:
+    """The stored top k of the queries the report shows as dropped (None: the baseline stores
+    no rankings)."""
+    top = stored.get("top")
+    if top is None:
+        return None
+    shown = [query for query, _, _ in comparison.regressed[:REGRESSED_LISTED]]
+    return {query: list(top[query]) for query in shown if query in top}
+
+
 def _legacy_key(result: Any) -> str:
     """The key baseline files used before measure strings: ``ndcg@10 gold``."""
     return f"{result.legacy_label} {result.mode}"
@@ -832,18 +920,25 @@ def _validated(data: Any, path: Path, command: str) -> dict[str, Any]:
             for year in starts.values()
         ):
             raise broken(f"result {key!r}: 'focus_start' is not an object of years (1 to 9999)")
-        judged = entry.get("judged", {})  # gold mode: Judged@k per query, a share
-        if not isinstance(judged, dict):
-            raise broken(f"result {key!r}: 'judged' is not an object of Judged@k per query")
-        for query, share in judged.items():
-            if (
-                isinstance(share, bool)
-                or not isinstance(share, (int, float))
-                or not 0 <= share <= 1
-            ):
-                raise broken(
-                    f"result {key!r}, query {query!r}: Judged@k {share!r} is not in [0, 1]"
-                )
+        for name, what in (("judged", "Judged@k"), ("filled", "filled share")):
+            shares = entry.get(name, {})  # gold mode: a share of the top k per query
+            if not isinstance(shares, dict):
+                raise broken(f"result {key!r}: {name!r} is not an object of the {what} per query")
+            for query, share in shares.items():
+                if (
+                    isinstance(share, bool)
+                    or not isinstance(share, (int, float))
+                    or not 0 <= share <= 1
+                ):
+                    raise broken(
+                        f"result {key!r}, query {query!r}: {what} {share!r} is not in [0, 1]"
+                    )
+        top = entry.get("top", {})  # ini tempoeval_baseline_rankings: each query's top k ids
+        if not isinstance(top, dict) or not all(
+            isinstance(ids, list) and all(isinstance(doc, str) for doc in ids)
+            for ids in top.values()
+        ):
+            raise broken(f"result {key!r}: 'top' is not an object of lists of document ids")
         if "temporal" in entry:  # written since the temporal diagnostics; older files have none
             problem = _temporal_problem(entry["temporal"])
             if problem is not None:
@@ -863,6 +958,45 @@ def _owner(path: Path) -> str | None:
         return None
     owner = data.get("test") if isinstance(data, dict) else None
     return owner if isinstance(owner, str) else None
+
+
+# -- grades filled by the judge (issue 29): their share stored, its change named in the note ---
+
+# A change of the paired queries' mean share of grades filled by the judge of at least this much is
+# named in the check's note: part of the score's change is the judge's, not the human judgments'.
+FILLED_CHANGE_NOTED = 0.05
+FILLED_NOT_RECORDED = "filled share not in the baseline: re-baseline to record it"
+
+
+def filled_note(
+    stored: dict[str, float] | None,
+    current: dict[str, float] | None,
+    queries: Iterable[str],
+    k: int | None,
+) -> str:
+    """``grades filled by the judge: 10.0% -> 35.0% of the top 10 over 12 queries; part of the
+    change is the judge's grades, not the human judgments`` when the mean share changed by
+    FILLED_CHANGE_NOTED or more over the compared ``queries``; whether only one side was filled;
+    empty otherwise."""
+    if stored is None and current is None:
+        return ""
+    if stored is None:
+        return FILLED_NOT_RECORDED
+    if current is None:
+        return "the baseline had grades filled by the judge (fill=llm); this result has none"
+    paired = [query for query in queries if query in stored and query in current]
+    if not paired:
+        return ""
+    before = math.fsum(stored[query] for query in paired) / len(paired)
+    after = math.fsum(current[query] for query in paired) / len(paired)
+    if abs(after - before) < FILLED_CHANGE_NOTED - _CHANGE_TOLERANCE:
+        return ""
+    top = f"the top {k}" if k is not None else "the rankings"
+    return (
+        f"grades filled by the judge: {before:.1%} -> {after:.1%} of {top} over "
+        f"{_counted(paired, 'query', 'queries')}; part of the change is the judge's grades, not "
+        "the human judgments"
+    )
 
 
 # -- temporal diagnostics (issue 28): stored with each entry, their change named in the note --

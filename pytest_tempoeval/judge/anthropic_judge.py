@@ -23,6 +23,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
+from pytest_tempoeval.data.provenance import prompt_hash
 from pytest_tempoeval.errors import (
     JudgeBudgetSpent,
     JudgeError,
@@ -48,6 +49,7 @@ from pytest_tempoeval.metrics.llm_judgments import (
     read_coverage,
     read_grade,
     read_verdict,
+    reply_reasoning,
 )
 from pytest_tempoeval.metrics.llm_prompts import (
     PROMPT_STYLES,
@@ -265,7 +267,7 @@ class AnthropicJudge:
 
             nonlocal done
             try:
-                judgment = Judgment(query_id, doc_id, await ask_strictly(ask, read, where))
+                value = await ask_strictly(ask, read, where)
             except JudgeError as error:
                 self._unrecorded.pop(prompt, None)  # an invalid reply is never recorded
                 if (
@@ -280,6 +282,8 @@ class AnthropicJudge:
                 if str(error).startswith(where):
                     raise error from None
                 raise error.in_context(where) from error
+            reasoning = reply_reasoning(self._replies.get((self.model, prompt)))
+            judgment = Judgment(query_id, doc_id, value, reasoning, prompt_hash(prompt))
             self._record(prompt)  # only a reply that was read as a valid judgment is kept
             done += 1
             if self.progress is not None:

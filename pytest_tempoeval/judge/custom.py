@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Unpack
 
+from pytest_tempoeval.data.provenance import prompt_hash
 from pytest_tempoeval.data.readers.structured import LineList, Source, json_tree, strict_json
 from pytest_tempoeval.errors import (
     JudgeBudgetSpent,
@@ -291,8 +292,8 @@ class CachedJudge:
             await asyncio.gather(*pending.values(), return_exceptions=True)
             raise
         return [
-            Judgment(item[0], item[2], value)
-            for (_, _, item), value in zip(keyed, values, strict=True)
+            Judgment(item[0], item[2], value, prompt_hash=prompt_hash(prompt))
+            for (_, prompt, item), value in zip(keyed, values, strict=True)
         ]
 
     async def _ask(

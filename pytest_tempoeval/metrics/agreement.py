@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -159,17 +160,39 @@ def judge_agreement(
         return _unjudged(gold, judge, mode, rel, excluded, stopped)
     answers = [j.value for j in judgments]
     human = grades if mode == "graded" else [int(grade >= rel) for grade in grades]
-    first, second = np.array(human), np.array(answers)
-    weights = "quadratic" if mode == "graded" else None
+    pairs = [(query_id, doc_id) for query_id, _, doc_id, _ in items]
     # the whole scale, used or not: a judge that never says 2 or 3 must not make 4 and 1 neighbours
     scale = np.arange(5) if mode == "graded" else np.arange(2)
+    extra = {
+        "judge_model": getattr(judge, "model", None),
+        "unit": "grade" if mode == "graded" else "verdict",
+        "rel": rel,
+    }
+    return kappa_result(pairs, human, answers, mode, scale, excluded, extra, gold)
+
+
+def kappa_result(
+    pairs: list[tuple[str, str]],
+    first_labels: list[int],
+    second_labels: list[int],
+    mode: str,
+    scale: np.ndarray,
+    excluded: dict[str, str],
+    extra: dict[str, object],
+    gold: GoldSet,
+) -> AgreementResult:
+    """The agreement of two raters' labels of the same (query, doc) ``pairs``: the gold set's
+    (rows of the confusion matrix) and the judge's (columns), over the labels of ``scale`` and any
+    other either used. Quadratic weights in graded mode, none in binary mode."""
+    first, second = np.array(first_labels), np.array(second_labels)
+    weights = "quadratic" if mode == "graded" else None
     labels = np.union1d(scale, np.union1d(first, second))
     kappa = cohen_kappa(first, second, weights, labels)
     span = max(int(labels.size) - 1, 1)
     position = {int(label): i for i, label in enumerate(labels.tolist())}
     per_pair = {}
     disagreements = []
-    for (query_id, _, doc_id, _), ours, theirs in zip(items, human, answers, strict=True):
+    for (query_id, doc_id), ours, theirs in zip(pairs, first_labels, second_labels, strict=True):
         distance = abs(position[ours] - position[theirs]) / span
         per_pair[f"{query_id} / {doc_id}"] = 1 - (distance**2 if weights else float(distance > 0))
         if ours != theirs:
@@ -181,13 +204,7 @@ def judge_agreement(
         mode=mode,
         per_query=per_pair,
         excluded=excluded,
-        extra={
-            "judge_model": getattr(judge, "model", None),
-            "kappa_weights": weights or "none",
-            "unit": "grade" if mode == "graded" else "verdict",
-            "rel": rel,
-            "pairs": len(items),
-        },
+        extra={**extra, "kappa_weights": weights or "none", "pairs": len(pairs)},
         gold=gold,
         measure=f"judge_agreement({mode})",
         value=kappa,
@@ -195,8 +212,8 @@ def judge_agreement(
     result.labels = [int(label) for label in labels.tolist()]
     result.confusion = confusion_matrix(first, second, labels).tolist()
     result.counts = {
-        "gold": dict(sorted(Counter(human).items())),
-        "judge": dict(sorted(Counter(answers).items())),
+        "gold": dict(sorted(Counter(first_labels).items())),
+        "judge": dict(sorted(Counter(second_labels).items())),
     }
     result.disagreements = disagreements
     return result
@@ -219,3 +236,90 @@ def _unjudged(
     result.labels, result.confusion, result.counts, result.disagreements = [], [], {}, []
     result.judge_dry_run = stopped
     return result
+
+
+@dataclass(frozen=True)
+class GoldAgreement:
+    """How the LLM's judgments of one gold set agree with a person's in another
+    (:func:`gold_agreement`): the kappa result over the pairs both judged, and the pairs only one
+    side judged."""
+
+    result: AgreementResult
+    only_human: list[tuple[str, str]]  # judged by a person in the first set only
+    only_llm: list[tuple[str, str]]  # judged by the LLM in the second set only
+    people_in_llm: int  # judgments of the second set a person made: never compared
+
+
+def gold_agreement(
+    human: GoldSet, llm: GoldSet, mode: str = "graded", *, rel: int = 1
+) -> GoldAgreement:
+    """Cohen's kappa between the judgments a person made in ``human`` and those the LLM judge made
+    in ``llm`` (``source: llm:<model>``), over the (query, doc) pairs both judged.
+
+    Only judgments each side's source made count: a gold set pooled with ``--human`` holds the
+    person's judgments too, and comparing them with themselves would inflate kappa. Both sets must
+    grade on one scale (:attr:`GoldSet.grade_scale`)."""
+    check_choice("agreement mode", mode, AGREEMENT_MODES, MetricError)
+    problem = rel_problem(rel)
+    if problem is not None:
+        raise MetricError(problem)
+    if human.grade_scale != llm.grade_scale:
+        (hl, hh), (ll, lh) = human.grade_scale, llm.grade_scale
+        raise MetricError(
+            f"{human.path} grades on [{hl}, {hh}] and {llm.path} on [{ll}, {lh}]: agreement "
+            "compares grades on one scale; declare grade_scale in both gold sets (or pool again "
+            "with --grade-scale)"
+        )
+    by_person = _judged_by(human, llm_side=False)
+    by_llm = _judged_by(llm, llm_side=True)
+    if not by_llm:
+        raise MetricError(
+            f"{llm.path} holds no judgment made by an LLM (source: llm:<model>), so there is "
+            "nothing to compare with the person's; give the gold set `tempoeval pool` wrote"
+        )
+    pairs = [pair for pair in by_person if pair in by_llm]
+    if not pairs:
+        raise MetricError(
+            f"no (query, document) pair is judged both by a person in {human.path} and by the "
+            f"LLM in {llm.path}: judge a sample of the pooled pairs by hand first"
+        )
+    first = [by_person[pair] for pair in pairs]
+    second = [by_llm[pair] for pair in pairs]
+    if mode == "binary":
+        first, second = [int(g >= rel) for g in first], [int(g >= rel) for g in second]
+    low, high = human.grade_scale
+    scale = np.arange(low, high + 1) if mode == "graded" else np.arange(2)
+    models = sorted(
+        {
+            provenance.source.removeprefix("llm:")
+            for query in llm
+            for provenance in query.provenance.values()
+            if not provenance.is_human
+        }
+    )
+    extra = {
+        "judge_model": ", ".join(models),
+        "unit": "grade" if mode == "graded" else f"grade >= {rel}",
+        "rel": rel,
+    }
+    result = kappa_result(pairs, first, second, mode, scale, {}, extra, human)
+    people = sum(len(query.relevant) for query in llm) - len(by_llm)
+    return GoldAgreement(
+        result,
+        [pair for pair in by_person if pair not in by_llm],
+        [pair for pair in by_llm if pair not in by_person],
+        people,
+    )
+
+
+def _judged_by(gold: GoldSet, llm_side: bool) -> dict[tuple[str, str], int]:
+    """(query, doc) -> grade of the judgments an LLM made (``llm_side``), or a person made; a
+    negative grade (qrels) is judged non-relevant, 0."""
+    judged = {}
+    for query in gold:
+        for doc_id, grade in query.relevant.items():
+            provenance = query.provenance.get(doc_id)
+            by_llm = provenance is not None and not provenance.is_human
+            if by_llm == llm_side:
+                judged[(query.id, doc_id)] = max(int(grade), 0)
+    return judged

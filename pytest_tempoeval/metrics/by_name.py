@@ -7,7 +7,7 @@ the same result.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, overload
 
 from pytest_tempoeval.errors import MetricError
@@ -38,6 +38,7 @@ def evaluate(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
     empty: str = "exclude",
+    fill_grades: Mapping[int, int] | None = None,
     by_period: None = None,
 ) -> dict[str, MetricResult]: ...
 
@@ -52,6 +53,7 @@ def evaluate(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
     empty: str = "exclude",
+    fill_grades: Mapping[int, int] | None = None,
     by_period: PeriodSlicing,
 ) -> dict[str, Periods[MetricResult]]: ...
 
@@ -65,12 +67,15 @@ def evaluate(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
     empty: str = "exclude",
+    fill_grades: Mapping[int, int] | None = None,
     by_period: PeriodSlicing | None = None,
 ) -> dict[str, MetricResult] | dict[str, Periods[MetricResult]]:
     """One :class:`MetricResult` per measure, keyed by the measure string as given.
 
     Every measure is parsed before any is scored, so a misspelled one fails at once. ``judge`` is
-    used by the llm-mode measures (``T-nDCG(mode=llm)@10``). With ``by_period`` (``"decade"``,
+    used by the llm-mode measures (``T-nDCG(mode=llm)@10``), and grades the holes of the gold-mode
+    measures that say ``fill=llm`` (``nDCG(fill=llm)@10``), mapped by ``fill_grades`` when given
+    (else onto the gold set's scale, docs/judge.md). With ``by_period`` (``"decade"``,
     ``"year"``, ``"century"``, boundary years, or a function from a gold query to a label), each
     measure's result sliced by period instead (:meth:`MetricResult.by_period`): measure ->
     period -> result, ``evaluate(...)["T-nDCG@10"]["1990-1999"]``, the whole result at
@@ -95,6 +100,7 @@ def evaluate(
             strict=strict,
             fail_on_excluded=fail_on_excluded,
             empty=empty,
+            fill_grades=fill_grades,
         )
         for text, measure in parsed.items()
     }
@@ -112,12 +118,23 @@ def score(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
     empty: str = "exclude",
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """One measure's result: ``score("nDCG@10", run, gold)``. Scored as its function scores it
-    (the same spec, :func:`.scoring.compute`), with the parameters as the functions spell them."""
+    (the same spec, :func:`.scoring.compute`), with the parameters as the functions spell them:
+    ``fill=llm`` is ``fill_unjudged=judge``."""
     parsed = _parsed(measure)
     spec = parsed.family
     values: dict[str, object] = {key: spec.param(key).value(word) for key, word in parsed.params}
+    fill_unjudged = None
+    if values.pop("fill", None) == "llm":
+        if judge is None:
+            raise MetricError(
+                f"measure {str(parsed)!r}: fill=llm has the judge grade the unjudged documents; "
+                "give evaluate(..., judge=...) (in a test, the tempoeval_judge fixture; the "
+                "command line has no judge)"
+            )
+        fill_unjudged = judge
     k: Cutoff
     if spec.at is not None:  # "@" is a parameter (IPrec@0.5: the recall level), not a cutoff
         if parsed.cutoff is None:
@@ -127,7 +144,19 @@ def score(
         raise MetricError(f"measure {str(parsed)!r}: the cutoff after @ must be a whole number")
     else:
         k = ALL_RANKS if parsed.cutoff is None and spec.whole_ranking else parsed.cutoff
-    return compute(spec, run, gold, k, strict, fail_on_excluded, judge=judge, empty=empty, **values)
+    return compute(
+        spec,
+        run,
+        gold,
+        k,
+        strict,
+        fail_on_excluded,
+        judge=judge,
+        empty=empty,
+        fill_unjudged=fill_unjudged,
+        fill_grades=fill_grades,
+        **values,
+    )
 
 
 def assert_measure(
@@ -139,6 +168,7 @@ def assert_measure(
     strict: bool = False,
     fail_on_excluded: bool | None = None,
     empty: str = "exclude",
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """``score`` whose comparisons raise AssertionError with the explanation when they fail:
     ``assert_measure("nDCG@10", run, gold) >= 0.8`` works as a bare statement."""
@@ -150,6 +180,7 @@ def assert_measure(
         strict=strict,
         fail_on_excluded=fail_on_excluded,
         empty=empty,
+        fill_grades=fill_grades,
     ).checked()
 
 

@@ -38,6 +38,10 @@ class Check:
     # A failed comparison whose value was thrown away (a bare statement, no ``assert``): the
     # failure message its test gets when it ends.
     unasserted: str = ""
+    # baseline checks: the stored top k ids of the dropped queries (None: the baseline stores no
+    # rankings), and each period's comparison (by_period), for the HTML report
+    baseline_top: dict[str, list[str]] | None = None
+    periods: list[dict[str, Any]] | None = None
 
     @classmethod
     def from_comparison(cls, result: Any, comparison: BaselineOutcome, message: str) -> Check:
@@ -54,6 +58,8 @@ class Check:
             baseline_scores=comparison.baseline_scores,
             alpha=comparison.alpha,
             pending_message=message if comparison.pending else "",
+            baseline_top=comparison.baseline_top,
+            periods=comparison.period_figures or None,
         )
 
 
@@ -77,6 +83,10 @@ class BaselineOutcome(Protocol):
     def baseline_scores(self) -> dict[str, float]: ...
     @property
     def alpha(self) -> float: ...
+    @property
+    def baseline_top(self) -> dict[str, list[str]] | None: ...
+    @property
+    def period_figures(self) -> list[dict[str, Any]]: ...
 
 
 Recorder = Callable[[Check], None]
@@ -170,3 +180,17 @@ def not_asserted(where: str) -> str:
         f"{where}: this metric comparison failed, but it was not asserted (its value was thrown "
         "away): write `assert` before it"
     )
+
+
+# -- grades the judge filled (--tempoeval-propose-gold) --------------------------------------------
+# With --tempoeval-propose-gold the plugin pushes a list per running test; every gold-mode call
+# whose holes the judge filled (fill_unjudged=, fill=llm) adds what it filled (a
+# metrics.filling.FilledGrades), and the session writes them as a patch for the gold set at its end.
+# Outside that, nothing is kept.
+filled_grades: list[list[Any]] = []
+
+
+def record_fill(filled: Any) -> None:
+    """Hand the grades a call filled to the running test's list, when the plugin keeps one."""
+    if filled_grades:
+        filled_grades[-1].append(filled)

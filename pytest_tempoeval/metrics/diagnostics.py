@@ -235,24 +235,35 @@ def _spans_read_one_by_one(
     run: Run, gold: GoldSet, rows: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """A corpus read on demand: only the retrieved documents are read, not the whole corpus."""
-    from pytest_tempoeval.data.focus_time import FocusTime
-
     valid = rows >= 0
     unique_rows, inverse = np.unique(rows[valid], return_inverse=True)
     first_of = np.zeros(unique_rows.size + 1, dtype=np.int64)  # last entry: unknown
     last_of = np.zeros(unique_rows.size + 1, dtype=np.int64)
-    documents = gold.documents
     ids = run.table.ids_of(unique_rows) if unique_rows.size else []
     for position, doc in enumerate(ids):
-        document = documents.get(doc)
-        if document is not None:
-            focus = document.focus_time
-        else:
-            focus = run.focus_times.get(doc)
-            if focus is None and doc in run.texts:
-                focus = FocusTime.from_text(run.texts[doc])
+        focus = focus_time_of(run, gold, doc)
         if focus:  # a non-empty focus time has a first and a last year
             first_of[position], last_of[position] = focus.min or 0, focus.max or 0
     codes = np.full(rows.shape, unique_rows.size, dtype=np.int64)
     codes[valid] = inverse.ravel()
     return first_of[codes], last_of[codes]
+
+
+def focus_time_of(run: Run, gold: GoldSet, doc: str) -> FocusTime | None:
+    """One document's focus time as the temporal measures read it: the gold set's for a gold
+    document, else the run's (a date in the retriever's metadata, else its text); None or empty
+    when none is known."""
+    document = gold.documents.get(doc)
+    if document is not None:
+        return document.focus_time
+    focus = run.focus_times.get(doc)
+    if focus is None and doc in run.texts:
+        from pytest_tempoeval.data.focus_time import FocusTime
+
+        focus = FocusTime.from_text(run.texts[doc])
+    return focus
+
+
+def document_years(run: Run, gold: GoldSet, docs: Sequence[str]) -> dict[str, FocusTime | None]:
+    """The focus time of each of ``docs`` (None: none known), for the reports' rankings."""
+    return {doc: focus_time_of(run, gold, doc) or None for doc in docs}

@@ -8,13 +8,14 @@ carries the essentials: metric, score, threshold, counted/excluded queries and t
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_tempoeval.constants import WORST_EXPLAINED, WORST_NAMED
 
 if TYPE_CHECKING:
+    from pytest_tempoeval.data.focus_time import FocusTime
     from pytest_tempoeval.metrics.diagnostics import QueryTemporal, TemporalDiagnostics
 
 
@@ -31,12 +32,24 @@ class QueryExplanation:
     temporal_of: Callable[[], QueryTemporal | None] | None = field(
         default=None, repr=False, compare=False
     )
+    # llm mode: the judge's reason for each retrieved document's grade (doc id -> its words)
+    reasons: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    # the focus times of documents, looked up when a report asks (the measures' own rule:
+    # the gold set's, else the run's)
+    years_of: Callable[[Sequence[str]], dict[str, FocusTime | None]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def temporal(self) -> QueryTemporal | None:
         """Its years and where its top k are in time; None when the gold set gives no query a
         focus time."""
         return None if self.temporal_of is None else self.temporal_of()
+
+    def document_years(self, docs: Sequence[str]) -> dict[str, FocusTime | None]:
+        """The focus time of each of ``docs`` (None: none known), as the temporal measures read
+        them; empty when the result cannot tell."""
+        return {} if self.years_of is None else self.years_of(docs)
 
 
 class Explained(Protocol):
@@ -90,6 +103,9 @@ def summary_line(result: Explained) -> str:
     unjudged = result.extra.get("unjudged")
     if unjudged:
         text += f", {unjudged} retrieved docs unjudged"
+    filled = filled_note(result)
+    if filled:
+        text += f", {filled}"
     unknown = unknown_ids_note(result, examples=False)
     if unknown:
         text += f", {unknown}"
@@ -137,8 +153,16 @@ def score_notes(result: Explained) -> str:
     """What every report notes beside a score: what it left out, rankings shorter than k, and
     retrieved ids the gold set does not know."""
     omitted = left_out(result.excluded, result.extra.get("ignored_run_queries") or [])
-    notes = [omitted, unknown_ids_note(result), short_note(result.extra)]
+    notes = [omitted, unknown_ids_note(result), short_note(result.extra), filled_note(result)]
     return "; ".join(filter(None, notes))
+
+
+def filled_note(result: object) -> str:
+    """``5 grades filled by the judge (claude-haiku-5-5), 3 unjudged without text (not
+    guessed)``: a gold-mode result whose holes the judge graded (``fill_unjudged=``); empty
+    otherwise."""
+    filled = getattr(result, "filled", None)
+    return "" if filled is None else str(filled.summary())
 
 
 def explain_text(result: Explained, n: int = WORST_EXPLAINED) -> str:
@@ -218,6 +242,16 @@ def query_lines(result: Explained, query_id: str) -> list[str]:
     if detail.temporal is not None:
         lines.append(f"{indent}{query_temporal_line(detail.temporal.to_dict())}")
     return lines
+
+
+def provenance_note(judged: list[tuple[str, int, str]], shown: int = 5) -> str:
+    """Who judged the documents an explanation shows, when not a person (doc id, grade,
+    source): ``judged by an LLM: d9 grade 2 (llm:claude-haiku-5-5)``; empty for none."""
+    if not judged:
+        return ""
+    parts = [f"{doc} grade {grade} ({source})" for doc, grade, source in judged[:shown]]
+    more = f", and {len(judged) - shown} more" if len(judged) > shown else ""
+    return f"judged by an LLM: {', '.join(parts)}{more}"
 
 
 def left_out(excluded: Mapping[str, str], ignored: list[str], shown: int = 3) -> str:

@@ -14,7 +14,7 @@ and one line; the public names are looked up here, and the exports name this one
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_tempoeval.metrics.llm_judgments import CoverageJudge, Judge
@@ -48,6 +48,8 @@ def temporal_ndcg(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Temporal nDCG@k. Relevance, by mode: focus_time 4·Jaccard(QFT, DFT); gold the graded
     judgments; llm the judge's grade."""
@@ -197,6 +199,8 @@ def ndcg(
     judged_only: bool = False,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """nDCG@k over graded judgments; equals trec_eval's ``ndcg_cut.k``. ``judged_only``: unjudged
     documents are removed from the ranking first (trec_eval ``-J``, ir_measures ``judged_only``)."""
@@ -213,6 +217,8 @@ def precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """P@k (grade >= ``rel``, default 1, is relevant); equals trec_eval's ``P.k`` (``-l rel``)."""
     return compute(SPEC["P"], **locals())
@@ -228,6 +234,8 @@ def recall(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """R@k; equals trec_eval's ``recall.k``."""
     return compute(SPEC["R"], **locals())
@@ -243,6 +251,8 @@ def mrr(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Reciprocal rank; with ``k=None`` equals trec_eval's ``recip_rank`` (whole ranking)."""
     return compute(SPEC["RR"], **locals())
@@ -258,6 +268,8 @@ def average_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """AP; with ``k=None`` equals trec_eval's ``map`` per query, with k its ``map_cut.k``."""
     return compute(SPEC["AP"], **locals())
@@ -273,6 +285,8 @@ def success(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Success@k: 1 when a relevant document (grade >= ``rel``) is in the top k; trec_eval's
     ``success.k``."""
@@ -287,6 +301,8 @@ def judged(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Judged@k: the share of the retrieved top k that the gold set judges (any grade, negative
     included). Every gold query counts, those with nothing relevant too; one the run lacks scores
@@ -307,6 +323,8 @@ def inferred_average_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """infAP: average precision estimated from a judged sample of the pool, where a negative
     grade marks a pooled document left unjudged; equals trec_eval's ``infAP`` (``k=None``: the
@@ -322,6 +340,8 @@ def expected_reciprocal_rank(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """ERR@k: grade g (0-4) stops a cascade user with chance (2^g - 1) / 16; equals ir_measures'
     ``ERR@k`` (``k=None``: the whole ranking)."""
@@ -338,6 +358,8 @@ def rank_biased_precision(
     p: float = 0.8,
     rel: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """RBP: (1 - p) * sum of gain_i * p^(i - 1). ``rel`` given: a grade >= rel gains 1
     (ir_measures' ``RBP(rel=...)``); not given: graded, grade / the query's highest grade, and
@@ -354,6 +376,8 @@ def rbp_residual(
     *,
     p: float = 0.8,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """RBP's residual: how much RBP could still rise if the unjudged documents retrieved were
     relevant, plus the weight past the end; with ``p=0.9`` trec_eval's ``rbp_resid``."""
@@ -368,6 +392,8 @@ def ndcg_rel(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """trec_eval's ``ndcg_rel``: nDCG averaged over the ranks of the documents graded >= 1."""
     return compute(SPEC["ndcg_rel"], **locals())
@@ -383,6 +409,8 @@ def rndcg(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """trec_eval's ``Rndcg``: nDCG averaged over the ranks where the ideal gain changes."""
     return compute(SPEC["Rndcg"], **locals())
@@ -398,6 +426,8 @@ def binary_normalized_gain(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """trec_eval's ``binG``: mean over the relevant documents of 1 / log2(2 + the non-relevant
     documents above it)."""
@@ -412,6 +442,8 @@ def normalized_gain(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """trec_eval's ``G``: each document's gain discounted by how far the gain so far trails the
     ideal ranking's, over the query's total gain."""
@@ -426,6 +458,8 @@ def unjudged(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """trec_eval's ``unj.k``: the unjudged documents of the top k (not in the gold set, or graded
     negative) / k. ``k=None`` reads the default k, as ``judged`` does."""
@@ -440,6 +474,8 @@ def dcg(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """DCG@k: the sum over the top k of each document's grade / log2(rank + 1) (unjudged and
     negative grades gain 0); ``k=None``: the whole ranking, trec_eval's ``dcg``. Not normalised:
@@ -455,6 +491,8 @@ def ideal_dcg(
     fail_on_excluded: bool | None = None,
     *,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """IDCG@k: the DCG@k of the ideal ranking (every document judged >= 1, highest grade first),
     so that nDCG@k = DCG@k / IDCG@k; ``k=None``: all of them, trec_eval's ``ideal_dcg``. The run
@@ -480,6 +518,8 @@ def r_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """R-precision: relevant documents in the top R / R, R the query's relevant documents (grade >=
     ``rel``); trec_eval's ``Rprec``. It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -497,6 +537,8 @@ def r_precision_multiple(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Precision at ``mult`` x R, the cutoff int(mult x R + 0.9); trec_eval's ``Rprec_mult``
     (``Rprec_mult_0.20``: mult=0.2). It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -513,6 +555,8 @@ def bpref(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Bpref: for each relevant document retrieved, 1 - (judged non-relevant documents above it, at
     most R) / min(judged non-relevant, R), summed and divided by R; unjudged documents are skipped.
@@ -530,6 +574,8 @@ def gm_bpref(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Bpref per query; the result is their geometric mean, each floored at 1e-5 (trec_eval's
     ``gm_bpref``). It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -546,6 +592,8 @@ def gm_map(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """AP per query; the result is their geometric mean, each floored at 1e-5 (trec_eval's
     ``gm_map``). It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -563,6 +611,8 @@ def interpolated_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Interpolated precision at the recall level ``recall`` (in [0, 1]): the best precision at any
     rank at or below the one where round(recall x R) relevant documents are retrieved; trec_eval's
@@ -581,6 +631,8 @@ def eleven_point_average(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """The mean interpolated precision at the recall levels 0, 0.1, ..., 1; trec_eval's
     ``11pt_avg``. It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -625,6 +677,8 @@ def num_rel(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """The relevant documents (grade >= ``rel``) each query has; the result is their sum
     (trec_eval's ``num_rel``). Every query counts. It reads the whole ranking: ``k`` must be None or
@@ -642,6 +696,8 @@ def num_rel_ret(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """The relevant documents (grade >= ``rel``) each query retrieved; the result is their sum
     (trec_eval's ``num_rel_ret``). Every query counts. It reads the whole ranking: ``k`` must be
@@ -659,6 +715,8 @@ def num_nonrel_judged_ret(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """The judged non-relevant documents (grade 0 to ``rel`` - 1) each query retrieved; the result
     is their sum (trec_eval's ``num_nonrel_judged_ret``). Every query counts. It reads the whole
@@ -676,6 +734,8 @@ def set_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Relevant documents retrieved / documents retrieved, 0 when none is retrieved (trec_eval's
     ``set_P``). It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -692,6 +752,8 @@ def set_recall(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Relevant documents retrieved / the query's relevant documents (trec_eval's ``set_recall``).
     It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -709,6 +771,8 @@ def set_f(
     relevance_level: int | None = None,
     beta: float = 1.0,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """(beta + 1) P R / (beta P + R) of SetP and SetR, 0 when nothing relevant is retrieved
     (trec_eval's ``set_F``; its parameter is ``beta`` itself, not squared). It reads the whole
@@ -726,6 +790,8 @@ def set_average_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """SetP x SetR, the unranked AP (trec_eval's ``set_map``). It reads the whole ranking: ``k``
     must be None or ``"all"``."""
@@ -742,6 +808,8 @@ def set_relative_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Relevant documents retrieved / min(documents retrieved, R) (trec_eval's ``set_relative_P``).
     It reads the whole ranking: ``k`` must be None or ``"all"``."""
@@ -758,6 +826,8 @@ def relative_precision(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """Relevant documents in the top k / min(k, R): P@k up to R, R@k past it (trec_eval's
     ``relative_P.k``)."""
@@ -779,6 +849,8 @@ def utility(
     nonrelevant_missed: float = 0.0,
     collection_size: int = 0,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """relevant_retrieved x (relevant retrieved) + nonrelevant_retrieved x (non-relevant retrieved)
     + relevant_missed x (relevant not retrieved) + nonrelevant_missed x (collection_size - retrieved
@@ -797,6 +869,8 @@ def yaap(
     rel: int | None = None,
     relevance_level: int | None = None,
     empty: str = "exclude",
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
 ) -> MetricResult:
     """YAAP, Robertson's "yet another average precision": log((1 + S) / (1 + R - S)), S = AP x R
     (R: the query's relevant documents), trec_eval's ``yaap``. On one query it rises with AP,

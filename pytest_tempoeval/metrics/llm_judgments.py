@@ -14,7 +14,7 @@ import json
 import math
 import re
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from pytest_tempoeval.errors import InvalidReply, JudgeDryRun, NoValidAnswer
@@ -31,6 +31,11 @@ class Judgment:
     query_id: str
     doc_id: str
     value: int  # grade 0-4, verdict 0/1, or coverage flags (COVERS_BASELINE | COVERS_COMPARISON)
+    # What a judge that reads replies knows beside the value (provenance, for a gold set): the
+    # reply's reasoning and the hash of the prompt asked (data.provenance.prompt_hash). Not
+    # compared: two judgments of the same pair with the same value are equal.
+    reasoning: str | None = field(default=None, compare=False)
+    prompt_hash: str | None = field(default=None, compare=False)
 
 
 # A coverage judgment's value: which of a cross-period query's periods the document covers.
@@ -107,6 +112,22 @@ def read_json_object(reply: str | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidReply("the JSON is not an object")
     return value
+
+
+def reply_reasoning(reply: str | dict[str, Any] | None) -> str | None:
+    """The reasoning a valid reply gives (the graded prompt's ``reasoning``, the others'
+    ``reason``), or None."""
+    if reply is None:
+        return None
+    try:
+        data = read_json_object(reply)
+    except InvalidReply:
+        return None
+    for key in ("reasoning", "reason"):
+        if isinstance(data.get(key), str):
+            text: str = data[key]
+            return text
+    return None
 
 
 def read_grade(reply: str | dict[str, Any]) -> int:

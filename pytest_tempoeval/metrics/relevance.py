@@ -107,6 +107,8 @@ class Relevance:
     coverage: np.ndarray | None = None
     # What the score read of each query, when more than its mode's GOLD_READS (T-Coverage)
     gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+    # llm mode: (query position, rank) -> the judge's reason for its grade (reports show it)
+    reasons: dict[tuple[int, int], str] | None = None
 
     def first_relevant_ranks(self) -> np.ndarray:
         """[nq] rank index (0-based) of each query's first relevant document, -1 when none."""
@@ -403,9 +405,12 @@ def llm_relevance(
     )
     relevance = np.zeros(rows.shape)
     known = np.zeros(rows.shape, dtype=bool)
+    reasons: dict[tuple[int, int], str] = {}
     for (position, rank), judgment in zip(positions, judgments):
         relevance[position, rank] = judgment.value
         known[position, rank] = True
+        if judgment.reasoning:
+            reasons[position, rank] = judgment.reasoning
 
     def ideal_documents(position: int, n: int, binary: bool) -> list[tuple[str, float]]:
         graded_docs = []
@@ -429,6 +434,7 @@ def llm_relevance(
         judge_model=getattr(judge, "model", None),
         notes={position: _cut_note(count) for position, count in cut.items()},
         judge_dry_run=stopped,
+        reasons=reasons,
     )
 
 
@@ -524,6 +530,7 @@ def llm_coverage(
         )
     coverage = np.zeros((*rows.shape, 2), dtype=bool)
     known = np.zeros(rows.shape, dtype=bool)
+    reasons: dict[tuple[int, int], str] = {}
     for (position, rank), item, judgment in zip(positions, items, judgments):
         flags: object = judgment.value  # a judge of the user's may give anything
         if (judgment.query_id, judgment.doc_id) != (item[0], item[2]) or (
@@ -539,6 +546,9 @@ def llm_coverage(
         covers = int(flags)
         coverage[position, rank] = (covers & COVERS_BASELINE, covers & COVERS_COMPARISON)
         known[position, rank] = True
+        reasoning = getattr(judgment, "reasoning", None)  # a judge of the user's may build its own
+        if isinstance(reasoning, str) and reasoning:
+            reasons[position, rank] = reasoning
     relevance = coverage.sum(axis=2).astype(np.float64)
 
     def document(position: int, rank: int) -> str:
@@ -583,6 +593,7 @@ def llm_coverage(
         judge_dry_run=stopped,
         coverage=coverage,
         gold_reads=CROSS_PERIOD_READS,
+        reasons=reasons,
     )
 
 

@@ -22,6 +22,7 @@ from pytest_tempoeval.errors import MetricError
 if TYPE_CHECKING:
     from pytest_tempoeval.metrics.diagnostics import TemporalDiagnostics
     from pytest_tempoeval.metrics.explain import QueryExplanation
+    from pytest_tempoeval.metrics.filling import FilledGrades
     from pytest_tempoeval.metrics.periods import Periods, PeriodSlicing, Slicing
 
 _FLIPPED = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "==": "==", "!=": "!="}
@@ -87,6 +88,9 @@ class _Details:
     # function also takes a subset of the queries (a period's, :meth:`MetricResult.only`)
     temporal: TemporalDiagnostics | Callable[..., TemporalDiagnostics | None] | None = None
     temporal_of: Callable[..., TemporalDiagnostics | None] | None = None
+    # (queries, n) -> each query's top n retrieved ids (a baseline with rankings stores them)
+    ranked_ids: Callable[[Collection[str], int], dict[str, list[str]]] | None = None
+    filled: FilledGrades | None = None  # gold mode: the holes the judge graded (fill_unjudged=)
 
 
 class MetricResult(float):
@@ -130,6 +134,8 @@ class MetricResult(float):
         some_known: Callable[[], bool] | None = None,
         gold_reads: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
         temporal: TemporalDiagnostics | Callable[..., TemporalDiagnostics | None] | None = None,
+        ranked_ids: Callable[[Collection[str], int], dict[str, list[str]]] | None = None,
+        filled: FilledGrades | None = None,
     ) -> Self:
         if isinstance(per_query, QueryScores):
             scores = per_query.counted_scores
@@ -156,6 +162,8 @@ class MetricResult(float):
             gold_reads=gold_reads,
             temporal=temporal,
             temporal_of=temporal if callable(temporal) else None,
+            ranked_ids=ranked_ids,
+            filled=filled,
         )
         return self
 
@@ -221,6 +229,13 @@ class MetricResult(float):
             return None
         return judged._as_dict() if isinstance(judged, QueryScores) else dict(judged)
 
+    @property
+    def filled(self) -> FilledGrades | None:
+        """Gold mode with ``fill_unjudged=judge`` (``fill=llm``): the holes of the top k the judge
+        graded, per query (``.per_query``: doc id -> grade on the gold set's scale), and the
+        counts (``.asked``, ``.filled``, ``.without_text``); None without filling."""
+        return self._details.filled
+
     # -- temporal diagnostics (issue 28; computed in :mod:`.diagnostics`) --------------------------
 
     @property
@@ -234,6 +249,16 @@ class MetricResult(float):
         if callable(temporal):
             temporal = self._details.temporal = temporal()
         return temporal
+
+    def top_ids(
+        self, n: int, queries: Collection[str] | None = None
+    ) -> dict[str, list[str]] | None:
+        """Each counted query's (or each of ``queries``') top ``n`` retrieved ids, in rank order;
+        None for a result that does not know its rankings (built by hand, judge agreement)."""
+        ranked = self._details.ranked_ids
+        if ranked is None:
+            return None
+        return ranked(sorted(self.per_query if queries is None else queries), n)
 
     @property
     def label(self) -> str:
@@ -262,6 +287,7 @@ class MetricResult(float):
             "per_query": self.per_query,
             "excluded": self.excluded,
             "extra": self.extra,
+            **({} if self.filled is None else {"filled": self.filled.to_dict()}),
         }
 
     def __repr__(self) -> str:
@@ -284,6 +310,7 @@ class MetricResult(float):
             "judged": self.judged,
             "temporal": self.temporal_diagnostics,
             "value": float(self),
+            "filled": self.filled,
         }
         state = {key: value for key, value in vars(self).items() if key != "_details"}
         return (_rebuilt, (type(self), arguments), state)
@@ -507,6 +534,8 @@ class MetricResult(float):
             later_extra=extra,
             some_known=details.some_known,
             temporal=None if details.temporal_of is None else partial(details.temporal_of, queries),
+            ranked_ids=details.ranked_ids,
+            filled=None if details.filled is None else details.filled.only(frozenset(queries)),
         )
         part.period = period
         part.raise_on_failure = self.raise_on_failure

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -35,7 +36,7 @@ from pytest_tempoeval.metrics.alignment import (
     short_rankings,
     unknown_ids,
 )
-from pytest_tempoeval.metrics.diagnostics import query_figures_of, summary_of
+from pytest_tempoeval.metrics.diagnostics import document_years, query_figures_of, summary_of
 from pytest_tempoeval.metrics.measures import measure_of
 from pytest_tempoeval.metrics.relevance import (
     NO_RELEVANT_REASON,
@@ -55,6 +56,7 @@ if TYPE_CHECKING:  # imported by llm mode, and by explanations, only
         TemporalDiagnostics,
     )
     from pytest_tempoeval.metrics.explain import QueryExplanation
+    from pytest_tempoeval.metrics.filling import FilledGrades
     from pytest_tempoeval.metrics.llm_judgments import Judge
 
 ALL_RANKS: Literal["all"] = (
@@ -75,11 +77,15 @@ def compute(
     *,
     judge: Judge | None = None,
     empty: str = Empty.EXCLUDE,
+    fill_unjudged: Judge | None = None,
+    fill_grades: Mapping[int, int] | None = None,
     **given: object,
 ) -> MetricResult:
     """``spec`` scored on ``run`` against ``gold``; ``given``: the spec's parameters as the
     functions take them (``gain="exponential"``, ``rel=2``). ``empty``: what a query with nothing
-    relevant gets (:class:`~.specs.Empty`): left out and named, or scored 0 as trec_eval does."""
+    relevant gets (:class:`~.specs.Empty`): left out and named, or scored 0 as trec_eval does.
+    ``fill_unjudged``: a judge that grades gold mode's holes, mapped by ``fill_grades`` or the
+    gold set's scale (:mod:`.filling`)."""
     empty = Empty(check_choice("empty", empty, tuple(Empty), MetricError))
     values = spec.arguments(given)  # TypeError for a name the spec does not declare
     if not spec.rank_cutoff and k not in (None, ALL_RANKS):
@@ -88,7 +94,14 @@ def compute(
             f"got {k!r}"
         )
     mode = Mode(str(values.get("mode", Mode.GOLD)))
-    scoring = _deepened(spec, inputs(run, gold, k, strict, fail_on_excluded, spec), k, values)
+    _check_fill(spec, mode, fill_unjudged, fill_grades)
+    scoring = inputs(run, gold, k, strict, fail_on_excluded, spec)
+    fill: Filling | None = None
+    if fill_unjudged is not None:
+        values["fill"] = "llm"
+        fill = _filled(spec, scoring, fill_unjudged, fill_grades, values, strict)
+        scoring = scoring._replace(gold=fill.gold)
+    scoring = _deepened(spec, scoring, k, values)
     relevance = _relevance(spec, scoring, mode, judge, values, strict)
     scores, unscorable = _kernel_scores(spec, relevance, scoring, values)
     excluded = {} if spec.counts_every_query else dict(relevance.excluded)
@@ -102,7 +115,76 @@ def compute(
     at = values[spec.at.name] if spec.at is not None else None
     cutoff = scoring.k if at is None else float(at)
     measure = str(measure_of(spec.name, cutoff, **spec.measure_params(values)))
-    return _package(spec, measure, relevance, scoring, mode, scores, excluded)
+    result = _package(spec, measure, relevance, scoring, mode, scores, excluded, fill)
+    if fill is not None and not fill.stopped:
+        # --tempoeval-propose-gold collects what was filled (the recorder of checks: loaded by
+        # judged calls only, never by a command that prints results)
+        from pytest_tempoeval.metrics.checks import record_fill
+
+        record_fill(fill.report)
+    return result
+
+
+class Filling(NamedTuple):
+    """A call's filled holes (:mod:`.filling`): the gold set scored (with the filled grades), the
+    one given, what was filled, and why nothing was judged ("": it was)."""
+
+    gold: GoldSet
+    given: GoldSet
+    report: FilledGrades
+    stopped: str
+
+
+def _check_fill(
+    spec: MeasureSpec, mode: Mode, judge: object, fill_grades: Mapping[int, int] | None
+) -> None:
+    if judge is None and fill_grades is not None:
+        raise MetricError(
+            "fill_grades maps the grades the judge fills: give fill_unjudged=judge too (or "
+            "fill=llm in the measure, with evaluate(..., judge=judge))"
+        )
+    if judge is None:
+        return
+    if not spec.fillable:
+        raise MetricError(
+            f"{spec.name} reads no judgments, so it has no holes to fill: drop fill_unjudged"
+        )
+    if mode != Mode.GOLD:
+        raise MetricError(
+            f"fill_unjudged fills the holes of the gold judgments: it needs mode='gold', got "
+            f"mode={str(mode)!r} (mode='llm' has the judge grade every document)"
+        )
+    if not callable(getattr(judge, "grade_all", None)):
+        raise MetricError(
+            f"fill_unjudged takes a judge with grade_all(items), such as the tempoeval_judge "
+            f"fixture; got {judge!r}"
+        )
+
+
+def _filled(
+    spec: MeasureSpec,
+    scoring: Scoring,
+    judge: Judge,
+    fill_grades: Mapping[int, int] | None,
+    values: Mapping[str, ParamValue | None],
+    strict: bool,
+) -> Filling:
+    """The holes of the ranks the measure reads (k, or the whole ranking) graded by ``judge``."""
+    from pytest_tempoeval.metrics.filling import fill_holes, grade_map
+
+    mapping = grade_map(scoring.gold, fill_grades)
+    rel = values.get("rel")
+    gold, report, stopped = fill_holes(
+        scoring.run,
+        scoring.gold,
+        scoring.depth,
+        judge,
+        mapping,
+        k=scoring.k,
+        relevance_level=1 if rel is None else int(rel),
+        strict=strict,
+    )
+    return Filling(gold, scoring.gold, report, stopped)
 
 
 def _zero_empty(
@@ -336,8 +418,14 @@ def _package(
     mode: Mode,
     scores: np.ndarray,
     excluded: dict[int, str],
+    fill: Filling | None = None,
 ) -> MetricResult:
     ids = relevance.query_ids
+    # With filled holes, the result is of the gold set given (its fingerprints key baselines);
+    # what the score read, the filled judgments included, is ``scoring.gold``'s.
+    given = scoring.gold if fill is None else fill.given
+    if fill is not None:
+        relevance = _with_fill_notes(relevance, fill.report)
     counted = np.ones(len(ids), dtype=bool)
     counted[list(excluded)] = False
     extra: dict[str, Any] = {
@@ -346,6 +434,10 @@ def _package(
     }
     if relevance.judge_model is not None:
         extra["judge_model"] = relevance.judge_model
+    if fill is not None:  # a baseline compares the judge model: another judge, another score
+        extra["judge_model"] = fill.report.model
+        extra["filled_grades"] = fill.report.filled
+        extra["unjudged_without_text"] = fill.report.without_text
     # A first-relevant-only score (RR, Success) did not look past the first relevant document:
     # what the counts and explanations need of the rest is joined only if they are asked for.
     whole = relevance.complete or (lambda: relevance)
@@ -358,16 +450,17 @@ def _package(
     self_described = mode != Mode.GOLD  # the modes that read texts know a document by its text
 
     def later() -> dict[str, Any]:  # the ids the gold set does not know: counted when asked for
-        run, gold = scoring.run, scoring.gold
+        run, gold = scoring.run, given  # ids the judge graded are still unknown to the gold set
         unknown = unknown_ids(run, gold, scoring.k or scoring.depth, self_described)
         unknown["run_retrieved_ids"] = retrieved_count(run, gold)
         return {**unjudged(), **unknown} if relevance.complete else unknown
 
     def some_known() -> bool:  # at any rank; the ranks scored first, as they usually answer
         first = relevance.first_relevant
-        if (first >= 0).any() if first is not None else relevance.known.any():
+        if fill is None and ((first >= 0).any() if first is not None else relevance.known.any()):
             return True
-        return knows_some_id(scoring.run, scoring.gold, self_described)
+        # (filled grades make ranks known that the gold set does not know: it is asked)
+        return knows_some_id(scoring.run, given, self_described)
 
     def judged() -> QueryScores:
         return _judged_shares(whole(), scoring)
@@ -379,7 +472,7 @@ def _package(
     if spec.aggregate != Aggregate.MEAN:
         value = kernels.aggregate(scores[counted], spec.aggregate)
     # temporal diagnostics (issue 28): computed when an explanation, a report or a baseline asks
-    figures = query_figures_of(scoring.run, scoring.gold, scoring.k or DEFAULT_K)
+    figures = query_figures_of(scoring.run, given, scoring.k or DEFAULT_K)
     result = MetricResult(
         value=value,
         name=spec.function,
@@ -387,19 +480,38 @@ def _package(
         mode=mode.value,
         per_query=QueryScores(ids, scores, counted),
         excluded={ids[i]: reason for i, reason in sorted(excluded.items())},
-        explain_query=_explainer(whole, scoring, spec.binary, figures),
+        explain_query=_explainer(whole, scoring, spec.binary, figures, mode == Mode.GOLD),
         extra=extra if relevance.complete else {**unjudged(), **extra},
-        gold=scoring.gold,
+        gold=given,
         fail_on_excluded=scoring.fail_on_excluded,
         measure=measure,
         judged=judged_shares,
+        filled=None if fill is None else fill.report,
         later_extra=later,
         some_known=some_known,
         gold_reads=relevance.gold_reads,
         temporal=functools.partial(_temporal_of, figures, ids, counted),
+        ranked_ids=_ranked_ids(whole, scoring),
     )
-    result.judge_dry_run = relevance.judge_dry_run
+    result.judge_dry_run = relevance.judge_dry_run or ("" if fill is None else fill.stopped)
     return result
+
+
+def _with_fill_notes(relevance: Relevance, filled: FilledGrades) -> Relevance:
+    """``relevance`` whose explanations say, per query, which grades the judge filled and which
+    holes it left unjudged."""
+    notes = dict(relevance.notes or {})
+    for position, query in enumerate(relevance.query_ids):
+        fill = filled.queries.get(query)
+        note = fill.note(filled.model) if fill is not None else ""
+        if note:
+            notes[position] = "; ".join(filter(None, (notes.get(position), note)))
+    complete = relevance.complete
+    return replace(
+        relevance,
+        notes=notes,
+        complete=None if complete is None else lambda: _with_fill_notes(complete(), filled),
+    )
 
 
 def _judged_shares(relevance: Relevance, scoring: Scoring) -> QueryScores:
@@ -428,9 +540,11 @@ def _explainer(
     scoring: Scoring,
     binary: bool,
     figures: Callable[[], QueryFigures | None],
+    gold_mode: bool = False,
 ) -> Callable[[str], QueryExplanation]:
     """What a query retrieved, with the relevance the score used, and the ideal ranking it was
-    measured against (the same one: :attr:`Relevance.ideal_documents`)."""
+    measured against (the same one: :attr:`Relevance.ideal_documents`); in gold mode, who judged
+    the documents shown, when it was not a person."""
     shown = scoring.k or DEFAULT_K
     table, position_of = scoring.run.table, scoring.gold.query_position
 
@@ -455,11 +569,54 @@ def _explainer(
         )
         if relevance.notes and position in relevance.notes:
             notes.append(relevance.notes[position])
+        judged_by = scoring.gold.provenance_of(query_id) if gold_mode else {}
+        if judged_by:
+            from pytest_tempoeval.metrics.explain import provenance_note
+
+            docs = dict.fromkeys(doc for doc, _ in [*retrieved, *ideal])
+            grades = scoring.gold.queries[query_id].relevant
+            note = provenance_note(
+                [(doc, grades[doc], judged_by[doc].source) for doc in docs if doc in judged_by]
+            )
+            if note:
+                notes.append(note)
 
         def temporal() -> QueryTemporal | None:  # when read: the figures are kept on the run
             computed = figures()
             return None if computed is None else computed.query(position)
 
-        return QueryExplanation(query_id, retrieved, ideal, "; ".join(notes), temporal)
+        reasons = {}
+        if relevance.reasons:  # llm mode: the judge's words for each grade shown
+            for rank, (doc, _) in enumerate(retrieved):
+                reason = relevance.reasons.get((position, rank))
+                if reason:
+                    reasons[doc] = reason
+        return QueryExplanation(
+            query_id,
+            retrieved,
+            ideal,
+            "; ".join(notes),
+            temporal,
+            reasons,
+            functools.partial(document_years, scoring.run, scoring.gold),
+        )
 
     return explain
+
+
+def _ranked_ids(
+    whole: Callable[[], Relevance], scoring: Scoring
+) -> Callable[[Collection[str], int], dict[str, list[str]]]:
+    """Each of some queries' top ``n`` retrieved ids (a baseline stores them, ini
+    ``tempoeval_baseline_rankings``), read from the rows the score used."""
+    table, position_of = scoring.run.table, scoring.gold.query_position
+
+    def ranked(queries: Collection[str], n: int) -> dict[str, list[str]]:
+        rows = whole().rows
+        ranked_ids: dict[str, list[str]] = {}
+        for query in queries:
+            top = rows[position_of[query], :n]
+            ranked_ids[query] = list(table.ids_of(top[top >= 0])) if (top >= 0).any() else []
+        return ranked_ids
+
+    return ranked

@@ -84,6 +84,9 @@ class Param:
     # Another key a measure name may use, and its words: ir_measures' nDCG(dcg='exp-log2').
     foreign: tuple[str, Mapping[str, str]] | None = None
     check: Callable[[object], str | None] | None = None  # the problem with a value, or None
+    # The functions' keyword for it, when they take an object, not the word: fill=llm is
+    # fill_unjudged=judge (None in the signatures: not given).
+    argument: str | None = None
 
     @property
     def measure_choices(self) -> tuple[str, ...]:
@@ -201,16 +204,27 @@ class MeasureSpec:
     trec_eval_query_lines: bool = True  # trec_eval -q prints a line per query (not gm_map, num_q)
     # llm mode asks which of a cross-period query's two periods each document covers (T-Coverage)
     cross_period: bool = False
+    # Gold mode reads the judgments (False: the counts of queries and of retrieved documents):
+    # its holes can be filled by the judge (fill=llm).
+    reads_judgments: bool = True
 
     @property
     def temporal(self) -> bool:
         return self.modes != (Mode.GOLD,)
 
     @property
+    def fillable(self) -> bool:
+        """Whether gold mode's unjudged documents can be graded by the judge (``fill=llm``,
+        ``fill_unjudged=judge``): every measure with a gold mode that reads the judgments."""
+        return Mode.GOLD in self.modes and self.reads_judgments
+
+    @property
     def all_params(self) -> tuple[Param, ...]:
-        """The parameters a measure name takes: ``mode`` first for the temporal measures."""
+        """The parameters a measure name takes: ``mode`` first for the temporal measures, then
+        the spec's, then ``fill`` for the measures whose holes the judge can fill."""
+        fill = (FILL,) if self.fillable else ()
         if not self.temporal:
-            return self.parameters
+            return (*self.parameters, *fill)
         mode = Param(
             name="mode",
             type=str,
@@ -219,7 +233,7 @@ class MeasureSpec:
             description="how relevance is decided: focus_time (4·Jaccard of the query's and the "
             "document's focus times), gold (the judgments), llm (the judge's; needs judge=)",
         )
-        return (mode, *self.parameters)
+        return (mode, *self.parameters, *fill)
 
     @property
     def params(self) -> dict[str, ParamValue | None]:
@@ -237,7 +251,12 @@ class MeasureSpec:
     def arguments(self, given: Mapping[str, object]) -> dict[str, ParamValue | None]:
         """The function's arguments by parameter name, checked, with ``also`` keywords merged.
         A name the spec does not declare is a TypeError: a function and its spec disagree."""
-        declared = {name for param in self.all_params for name in (param.name, param.also)}
+        declared = {
+            name
+            for param in self.all_params
+            for name in (param.name, param.also)
+            if not param.argument
+        }
         if self.at is not None:
             declared.add(self.at.name)
         unknown = sorted(set(given) - declared)
@@ -249,6 +268,9 @@ class MeasureSpec:
                 raise TypeError(f"{self.function}() needs its {self.at.name}")
             values[self.at.name] = self.at.checked(given[self.at.name])
         for param in self.all_params:
+            if param.argument:  # an object (the judge), which the scoring reads: fill=llm
+                values[param.name] = param.default
+                continue
             value = given.get(param.name, param.default)
             if param.also is not None:
                 value = _merged(param, value, given.get(param.also))
@@ -303,6 +325,22 @@ JUDGED_ONLY = Param(
     default=False,
     description="unjudged documents (and negative grades) are removed from the ranking first "
     "(trec_eval's -J)",
+)
+
+# Gold mode's holes (a retrieved document of the top k the gold set does not judge) graded by the
+# judge, mapped onto the gold set's scale (metrics/filling.py). The functions take the judge itself,
+# fill_unjudged=judge; a measure name says fill=llm, and evaluate(..., judge=) gives the judge.
+FILL_CHOICES = ("none", "llm")
+FILL = Param(
+    name="fill",
+    type=str,
+    default="none",
+    choices=FILL_CHOICES,
+    argument="fill_unjudged",
+    description="gold mode; llm: the unjudged documents of the top k are graded by the judge "
+    "(evaluate's judge=; the functions take fill_unjudged=judge) and put on the gold set's scale, "
+    "human and filled grades scored together; a document without a text stays unjudged "
+    "(docs/judge.md)",
 )
 
 # RBP's: the user goes on to the next document with probability p (ir_measures' default 0.8;
@@ -763,6 +801,7 @@ SPECS += (
         rank_cutoff=False,
         aggregate=Aggregate.SUM,
         trec_eval_query_lines=False,
+        reads_judgments=False,
     ),
     MeasureSpec(
         name="NumRet",
@@ -775,6 +814,7 @@ SPECS += (
         counts_every_query=True,
         rank_cutoff=False,
         aggregate=Aggregate.SUM,
+        reads_judgments=False,
     ),
     MeasureSpec(
         name="NumRel",

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TextIO
 
-import pytest
+if TYPE_CHECKING:
+    import pytest
 
 Progress = Callable[[int, int, int], None]  # (done, total, answered from memory)
 TTY_INTERVAL = 0.2  # seconds between updates of a terminal line: at most five a second
@@ -21,7 +23,32 @@ def progress_line(config: pytest.Config) -> Progress | None:
         return None
     writer = config.get_terminal_writer()
     capture = config.pluginmanager.getplugin("capturemanager")
-    tty = _isatty(writer)
+
+    def write(text: str) -> None:
+        if capture is None:
+            writer.write(text, flush=True)
+            return
+        with capture.global_and_fixture_disabled():
+            writer.write(text, flush=True)
+
+    return _progress(write, _isatty(writer))
+
+
+def stream_progress(stream: TextIO) -> Progress:
+    """The same progress, on a stream (``tempoeval pool``: stderr)."""
+
+    def write(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    try:
+        tty = stream.isatty()
+    except (ValueError, OSError):
+        tty = False
+    return _progress(write, tty)
+
+
+def _progress(write: Callable[[str], None], tty: bool) -> Progress:
     last_time, last_share = [0.0], [0.0]
 
     def show(done: int, total: int, cached: int) -> None:
@@ -37,11 +64,7 @@ def progress_line(config: pytest.Config) -> Progress | None:
                 return
             text += "\n"
         last_time[0], last_share[0] = now, share
-        if capture is None:
-            writer.write(text, flush=True)
-            return
-        with capture.global_and_fixture_disabled():
-            writer.write(text, flush=True)
+        write(text)
 
     return show
 

@@ -197,25 +197,132 @@ def markdown(
     judging: str | None = None,
     unused: Sequence[str] = (),
     crashed: Sequence[str] = (),
+    trends: Sequence[Sequence[Mapping[str, Any]]] | None = None,
 ) -> str:
+    """The summary table (with a ``trend`` column from ``--tempoeval-history``), then what each
+    failed check's report shows in words: the drop, the queries that dropped with their years,
+    each period, the temporal diagnostics."""
+    columns = (*COLUMNS, "trend") if trends is not None else COLUMNS
     lines = [
         "## tempoeval",
         "",
         f"{checks_line(rows, crashed)}." + (f" {judging}." if judging else ""),
         "",
-        "| " + " | ".join(COLUMNS) + " |",
-        "|" + "---|" * len(COLUMNS),
+        "| " + " | ".join(columns) + " |",
+        "|" + "---|" * len(columns),
     ]
-    for cells in table_rows(rows):
-        # GitHub renders HTML in markdown: with "&" and "<" escaped, a test id is shown, never
-        # interpreted (">" stays, so ">= 0.8" reads as it is)
-        escaped = (
-            cell.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|") for cell in cells
-        )
-        lines.append("| " + " | ".join(escaped) + " |")
+    for i, cells in enumerate(table_rows(rows)):
+        if trends is not None:
+            cells = (*cells, spark_text(trends[i]))
+        lines.append("| " + " | ".join(_markdown_cell(cell) for cell in cells) + " |")
+    failed = [i for i, row in enumerate(rows) if not row.passed]
+    if failed:
+        from pytest_tempoeval.reports.check_data import check_data
+
+        lines.extend(["", "### Failed checks"])
+        for i in failed:
+            check = check_data(rows[i], trend=trends[i] if trends else ())
+            lines.extend(
+                ["", *(_markdown_cell(line, table=False) for line in failure_lines(check))]
+            )
+    filled = filled_lines(rows)
+    if filled:
+        lines.extend(["", "### Grades filled by the judge", "", *filled])
     if unused:
         lines.extend(["", *unused_lines(unused)])
     return "\n".join(lines) + "\n"
+
+
+def _markdown_cell(cell: str, table: bool = True) -> str:
+    # GitHub renders HTML in markdown: with "&" and "<" escaped, a test id is shown, never
+    # interpreted (">" stays, so ">= 0.8" reads as it is)
+    escaped = cell.replace("&", "&amp;").replace("<", "&lt;")
+    return escaped.replace("|", "\\|") if table else escaped
+
+
+_SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def spark_text(points: Sequence[Mapping[str, Any]]) -> str:
+    """A check's trend in the history as block characters (its own range), then the first and
+    last score: ``▇▇▁ 0.7666 → 0.4433``; "-" with fewer than two sessions."""
+    scores = [point["score"] for point in points]
+    known = [score for score in scores if score is not None]
+    if len(points) < 2 or not known:
+        return "-"
+    low, span = min(known), max(known) - min(known)
+    bars = "".join(
+        " "
+        if score is None
+        else _SPARKS[round((score - low) / span * (len(_SPARKS) - 1)) if span else 3]
+        for score in scores
+    )
+    return f"{bars} {format_score(scores[0])} → {format_score(scores[-1])}"
+
+
+def failure_lines(check: Mapping[str, Any]) -> list[str]:
+    """A failed check in words (markdown): what it compared, its trend, years, periods and the
+    queries that dropped (each with its years, old and new score)."""
+    lines = [f"**{check['test']}** `{check['metric']}` [{check['mode']}]: {_compared(check)}"]
+    if check["trend"] and len(check["trend"]) > 1:
+        lines.append(f"- history: {spark_text(check['trend'])} over {len(check['trend'])} sessions")
+    if check["temporal"] is not None:
+        from pytest_tempoeval.metrics.explain import temporal_line
+
+        lines.append(f"- {temporal_line(check['temporal'])}")
+    for period in check["periods"] or []:
+        if period["baseline"] is None or period["current"] is None:
+            continue
+        lines.append(
+            f"- {period['period']}: {period['baseline']:.4f} → {period['current']:.4f} "
+            f"({period['queries']} queries; {period['status']})"
+        )
+    if check["changes"]:
+        from pytest_tempoeval.metrics.explain import format_years
+
+        dropped = "; ".join(
+            f"`{change['query']}`"
+            + (f" ({format_years(change['temporal']['years'])})" if change.get("temporal") else "")
+            + f" {change['baseline']:.4f} → {change['score']:.4f}"
+            for change in check["changes"]
+        )
+        more = check["dropped"] - len(check["changes"])
+        lines.append(
+            f"- {check['dropped']} queries dropped, the largest: {dropped}"
+            + (f"; and {more} more" if more > 0 else "")
+        )
+    return lines
+
+
+def _compared(check: Mapping[str, Any]) -> str:
+    score = format_score(check["score"])
+    if check["baseline"] is not None:
+        p = "" if check["p_value"] is None else f", p = {check['p_value']:.4g}"
+        return f"{check['baseline']:.4f} → {score} ({check['delta']:+.4f}{p}); {check['note']}"
+    return f"{score}, needs {check['op']} {check['threshold']:g}; {check['note']}".rstrip("; ")
+
+
+def filled_lines(rows: Sequence[CheckRow]) -> list[str]:
+    """Per check whose holes the judge filled (fill=llm), per query, the grades it filled and the
+    holes it left unjudged: ``- test, nDCG(fill=llm)@10, q1: 2 filled (d9 2, d4 0); 1 unjudged
+    without text (d7)``."""
+    lines = []
+    for row in rows:
+        if row.filled is None:
+            continue
+        for query, fill in row.filled["per_query"].items():
+            grades = ", ".join(f"{doc} {grade}" for doc, grade in fill["filled"].items())
+            parts = [f"{len(fill['filled'])} filled ({grades})" if grades else "0 filled"]
+            if fill["without_text"]:
+                parts.append(
+                    f"{len(fill['without_text'])} unjudged without text "
+                    f"({', '.join(fill['without_text'])})"
+                )
+            if fill["no_query_text"]:
+                parts.append(f"{len(fill['no_query_text'])} unjudged: the query has no text")
+            text = f"{row.test}, {row.metric}, {query}: {'; '.join(parts)}"
+            lines.append("- " + text.replace("&", "&amp;").replace("<", "&lt;"))
+    return lines
 
 
 def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter) -> None:
@@ -224,7 +331,15 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
     that could not be written. Nothing when the session has none of these."""
     # A crash is named even when no check reached the controller, in a project that has baselines.
     crashed = state.crashed if state.rows or state.selected_baselines else []
-    if not (state.rows or state.judged or state.unused or state.report_problems or crashed):
+    if not (
+        state.rows
+        or state.judged
+        or state.unused
+        or state.report_problems
+        or crashed
+        or state.history_notes
+        or state.proposal_lines
+    ):
         return
     judging = judge_line(state.judge_stats, state.judge_prices)
     rows = state.sorted_rows()
@@ -238,5 +353,9 @@ def terminal_summary(state: TempoEvalSession, reporter: pytest.TerminalReporter)
     if state.gate_failures:
         for line in gate_lines(state.gate_failures):
             reporter.write_line(line, red=True)
+    for line in state.history_notes:
+        reporter.write_line(line, yellow=True)
     for line in state.report_problems:
         reporter.write_line(line, red=True)
+    for line in state.proposal_lines:  # --tempoeval-propose-gold
+        reporter.write_line(line)

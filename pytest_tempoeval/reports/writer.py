@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from pytest_tempoeval.files import write_user_file
 from pytest_tempoeval.session import CheckRow, TempoEvalSession
@@ -19,16 +20,50 @@ def write_session_reports(state: TempoEvalSession, roots: Sequence[Path]) -> Non
         "html_path": settings.html_path,
         "markdown_path": settings.markdown_path,
     }
+    rows = state.sorted_rows()
+    trends: list[list[dict[str, Any]]] | None = None
+    problems: list[str] = []
+    if settings.history_path and rows:
+        trends, notes, problem = record_history(
+            Path(settings.history_path), rows, state.complete, roots
+        )
+        state.history_notes = notes
+        problems += [problem] if problem else []
     if any(paths.values()):
-        state.report_problems = write_reports(
-            state.sorted_rows(),
+        problems += write_reports(
+            rows,
             state.judge_stats,
             state.judge_prices,
             state.unused,
             crashed=state.crashed,
             roots=roots,
+            trends=trends,
+            history_notes=state.history_notes,
             **paths,
         )
+    state.report_problems = problems
+
+
+def record_history(
+    path: Path, rows: Sequence[CheckRow], complete: bool, roots: Sequence[Path]
+) -> tuple[list[list[dict[str, Any]]], list[str], str | None]:
+    """Read the history at ``path``, append this session's line, and return each row's trend,
+    what reading skipped, and why the line could not be appended (None: it was)."""
+    from pytest_tempoeval.reports import history
+
+    record = history.session_record(
+        rows, history.git_commit(roots[0] if roots else Path()), complete
+    )
+    past = history.read(path)
+    problem = None
+    try:
+        if folder_problem := _missing_folder(path, roots):
+            raise FileNotFoundError(folder_problem)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        history.append(path, record)
+    except (OSError, ValueError) as error:
+        problem = f"tempoeval: the history {path} was not appended to: {error}"
+    return history.trends(past, record), past.notes, problem
 
 
 def write_reports(
@@ -42,11 +77,15 @@ def write_reports(
     json_path: str | None,
     html_path: str | None,
     markdown_path: str | None,
+    trends: Sequence[Sequence[Mapping[str, Any]]] | None = None,
+    history_notes: Sequence[str] = (),
 ) -> list[str]:
     """The JSON, HTML and markdown reports that have a path; the markdown one is also appended to
     ``$GITHUB_STEP_SUMMARY`` when that is set.
 
     ``crashed``: the tests whose xdist worker crashed under them; their checks may be missing.
+    ``trends``: each row's points in the history (``--tempoeval-history``), in the rows' order;
+    ``history_notes``: what reading the history skipped.
     ``roots``: where a report's missing folder is created (the rootdir, the invocation folder);
     a missing folder elsewhere is a problem naming it (a typo must not leave folders around).
 
@@ -73,7 +112,9 @@ def write_reports(
         attempt(
             "JSON",
             json_path,
-            lambda: json_report.write(Path(json_path), rows, judge, prices, unused, crashed),
+            lambda: json_report.write(
+                Path(json_path), rows, judge, prices, unused, crashed, trends, history_notes
+            ),
         )
     if html_path:
         from pytest_tempoeval.reports.html import render
@@ -82,13 +123,15 @@ def write_reports(
             "HTML",
             html_path,
             lambda: write_user_file(
-                Path(html_path), render(rows, judging, unused, crashed), _ESCAPED
+                Path(html_path),
+                render(rows, judging, unused, crashed, trends, history_notes),
+                _ESCAPED,
             ),
         )
     if markdown_path:
         from pytest_tempoeval.reports.text import markdown
 
-        text = markdown(rows, judging, unused, crashed)
+        text = markdown(rows, judging, unused, crashed, trends)
         attempt(
             "markdown", markdown_path, lambda: write_user_file(Path(markdown_path), text, _ESCAPED)
         )

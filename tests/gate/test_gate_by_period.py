@@ -316,3 +316,23 @@ def test_the_gate_refuses_a_persistence_ratio(tmp_path: Path, gold: GoldSet) -> 
     persistence = temporal_persistence(result, early="1980-1989", late="1990-1999")
     with pytest.raises(TypeError, match="gate the measure itself by period instead"):
         store(tmp_path / "b.json").check(persistence)
+
+
+def test_each_period_reaches_the_reports_with_its_queries(tmp_path: Path, gold: GoldSet) -> None:
+    """What the HTML report draws a small chart per period from: each period's means, verdict
+    and compared queries, on the check the session records."""
+    from pytest_tempoeval.metrics.checks import Check
+
+    write_baseline(tmp_path / "b.json", ndcg(make_run(gold), gold, k=2))
+    worse = ndcg(make_run(gold, set(query_ids(1990))), gold, k=2)
+    comparison = store(tmp_path / "b.json", max_drop=0.1, defer=True).check(
+        worse, by_period="decade"
+    )
+    figures = {period["period"]: period for period in comparison.period_figures}
+    assert sorted(figures) == ["1970-1979", "1980-1989", "1990-1999", "2000-2009", "no focus time"]
+    nineties = figures["1990-1999"]
+    assert nineties["status"] == "regressed" and nineties["ids"] == query_ids(1990)
+    assert (nineties["baseline"], nineties["current"]) == (1.0, pytest.approx(WORSE_NDCG2))
+    assert figures["no focus time"]["ids"] == ["n0", "n1", "n2"]
+    check = Check.from_comparison(worse, comparison, "")
+    assert check.periods == comparison.period_figures

@@ -238,3 +238,35 @@ def test_a_document_cut_for_the_judge_is_noted_in_the_explanation() -> None:
         result.explain_query("q").note
         == "1 document longer than 20,000 characters, cut for the judge"
     )
+
+
+def test_the_judge_reason_for_each_grade_reaches_the_explanation_and_the_report(
+    server: FakeMessagesServer,
+) -> None:
+    from pytest_tempoeval.metrics.checks import Check
+    from pytest_tempoeval.session import CheckRow
+
+    server.inject(Fault.malformed_reply())  # the reason kept is the valid reply's
+    result = temporal_ndcg(RUN, GOLD, k=3, mode="llm", judge=judge_for(server))
+    # the fake judge's reasons name the years it read (pytest_tempoeval.judge.fake_api)
+    assert result.explain_query("q2016").reasons == {
+        "d2020": "query years 2016, document years 2020",
+        "d2016b": "query years 2016, document years 2015-2016",
+        "d2016": "query years 2016, document years 2016",
+    }
+    row = CheckRow.from_check(
+        "t.py::t", 0, Check(result=result, op=">=", threshold=0.5, passed=True)
+    )
+    (worst, *_) = row.worst
+    assert worst["query"] == "q2016" and worst["reasons"]["d2016"].endswith("document years 2016")
+
+
+def test_a_reason_is_shown_on_one_line_and_cut() -> None:
+    """The report's copy of a reason: whitespace folded, cut at MAX_REASON_CHARS (the cassette
+    and the judgment keep it whole)."""
+    from pytest_tempoeval.metrics.check_details import MAX_REASON_CHARS, shown_reason
+
+    assert shown_reason(" names\n 2020 ") == "names 2020"
+    long = shown_reason("x" * (MAX_REASON_CHARS + 50))
+    assert len(long) == MAX_REASON_CHARS and long.endswith("…")
+    assert shown_reason("y" * MAX_REASON_CHARS) == "y" * MAX_REASON_CHARS

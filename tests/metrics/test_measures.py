@@ -141,7 +141,8 @@ def test_measure_names_parse_to_their_canonical_form(text: str, canonical: str) 
         ("nDGC@10", "unknown measure 'nDGC' in 'nDGC@10': did you mean 'nDCG'?"),
         ("Precison@5", "did you mean 'P'?"),
         ("Foo", "unknown measure 'Foo' in 'Foo' (known measures: nDCG, P, R, AP, RR,"),
-        ("P(rell=2)@5", "P has no parameter 'rell'; did you mean 'rel'? (P's parameters: rel)"),
+        ("P(rell=2)@5", ("P has no parameter 'rell'; did you mean 'rel'? (P's parameters: rel, "
+                         "fill)")),
         ("Judged(rel=2)@5", "Judged has no parameter 'rel'"),
         ("P(rel=x)@5", "rel must be an integer, got 'x'"),
         ("P(rel=2,rel=3)@5", "parameter 'rel' is given twice"),

@@ -50,15 +50,28 @@ def test_a_changed_spec_changes_the_docs_tables(monkeypatch: pytest.MonkeyPatch)
 def test_the_function_signature_is_the_spec(spec: MeasureSpec) -> None:
     """Each declared default is the public function's; the function takes exactly the spec's
     parameters (and judge= when the measure has an llm mode). The parameter "@" gives (IPrec's
-    recall) has no default: every call gives it."""
+    recall) has no default: every call gives it. A parameter the functions take as an object
+    (fill=llm: fill_unjudged=judge) is their keyword for it, unset (None); fill_grades goes with
+    it."""
     signature = inspect.signature(getattr(functions, spec.function)).parameters
-    declared = {name for param in spec.all_params for name in (param.name, param.also) if name}
+    declared = {
+        name
+        for param in spec.all_params
+        for name in (param.argument or param.name, param.also)
+        if name
+    }
     if spec.at is not None:
         declared.add(spec.at.name)
         assert signature[spec.at.name].default is inspect.Parameter.empty
     takes_judge = Mode.LLM in spec.modes
-    assert set(signature) == COMMON | declared | ({"judge"} if takes_judge else set())
+    fills = {"fill_grades"} if spec.fillable else set()
+    assert set(signature) == COMMON | declared | fills | ({"judge"} if takes_judge else set())
+    assert ("fill_unjudged" in signature) == (Mode.GOLD in spec.modes and spec.reads_judgments)
     for param in spec.all_params:
+        if param.argument is not None:
+            assert signature[param.argument].default is None
+            assert signature[param.argument].kind is inspect.Parameter.KEYWORD_ONLY
+            continue
         default = signature[param.name].default
         if param.also is not None:  # unset (None): so that rel= and relevance_level= can agree
             assert default is None and signature[param.also].default is None

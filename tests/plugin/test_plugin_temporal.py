@@ -104,7 +104,7 @@ def test_a_drift_to_older_documents_is_named_in_the_note_and_the_reports(
     }
 
     root = parse(suite.path / "serial.html")
-    (section,) = by_class(root, "section", "check")
+    (section,) = by_class(root, "details", "check")
     (line,) = by_class(section, "p", "temporal")
     assert line.text == (
         "years: the top 2 are on average 5.0 years older than the query (mean offset -5.0), "

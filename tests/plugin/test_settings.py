@@ -38,6 +38,7 @@ BAD_INI = [
     ),
     ("tempoeval_fail_on_excluded", "maybe", "must be true or false*"),
     ("tempoeval_fail_on_unknown_ids", "sometimes", "must be true or false*"),
+    ("tempoeval_baseline_rankings", "often", "must be true or false*"),
 ]
 BAD_OPTIONS = [
     (
@@ -49,6 +50,14 @@ BAD_OPTIONS = [
         "--tempoeval-judge-max-requests",
         "lots",
         ": the judge request budget must be an integer >= 0, got 'lots'",
+    ),
+    (  # a file that exists (a patch under review?) is not replaced unless asked
+        "--tempoeval-propose-gold",
+        "test_never.py",
+        (
+            ": test_never.py exists (a patch under review?); move it, or pass "
+            "--tempoeval-propose-gold-overwrite to replace it"
+        ),
     ),
 ]
 # The rest take any value: a path, a model name, or a flag.
@@ -63,6 +72,8 @@ FREE = {
     "--tempoeval-report",
     "--tempoeval-markdown",
     "--tempoeval-html",
+    "--tempoeval-history",
+    "--tempoeval-propose-gold-overwrite",
 }
 NOT_COLLECTED = "raise RuntimeError('this module was collected')\n"
 
@@ -86,7 +97,7 @@ def test_every_setting_is_declared_and_each_with_a_value_is_tested(
     declared = set(re.findall(r"^  (tempoeval_\w+) \(", shown, re.MULTILINE))
     declared |= set(re.findall(r"^  (--tempoeval-[\w-]+)", shown, re.MULTILINE))
     tested = {key for key, _, _ in BAD_INI + BAD_OPTIONS}
-    assert len(declared) == 22
+    assert len(declared) == 26
     assert declared == tested | FREE
 
 

@@ -83,7 +83,7 @@ def read_beir(folder: Path, split: str) -> BeirFolder:
         if problem := regular_file_problem(path, "file"):
             raise GoldSetError(problem)
     qrels, lines = read_trec_qrels(qrels_path, beir=True)
-    queries = _read_queries(queries_path)
+    queries = read_queries(queries_path)
     for index, query_id in enumerate(qrels.keys):
         if query_id not in queries:
             line = int(lines[qrels.offsets[index]])
@@ -105,7 +105,8 @@ def read_beir(folder: Path, split: str) -> BeirFolder:
     return BeirFolder(qrels, lines, qrels_path, queries, queries_path, corpus)
 
 
-def _read_queries(path: Path) -> dict[str, tuple[str, FocusTime | None, int]]:
+def read_queries(path: Path) -> dict[str, tuple[str, FocusTime | None, int]]:
+    """``queries.jsonl``: query id -> (text, focus time, line)."""
     queries: dict[str, tuple[str, FocusTime | None, int]] = {}
     with path.open("rb") as file:
         for number, raw in enumerate(file, start=1):

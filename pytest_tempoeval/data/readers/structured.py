@@ -66,6 +66,16 @@ def shown(value: object) -> str:
     return f"{text[: SHOWN_CHARACTERS - 3]}... ({len(text):,} characters)"
 
 
+def version_problem(tree: LineDict, path: str) -> str | None:
+    """The error for a file whose ``version`` is not 1 (absent means 1), located at its line; the
+    gold set and the gold patch both state their format's version this way."""
+    version = tree.get("version", 1)
+    if version == 1 and isinstance(version, int) and not isinstance(version, bool):
+        return None
+    message = f"unsupported version {shown(version)}; this plugin reads 'version: 1'"
+    return located(path, tree.key_lines.get("version"), message)
+
+
 @dataclass(frozen=True)
 class Source:
     """Where a text comes from, and the error its problems raise (GoldSetError, RunError, ...)."""
