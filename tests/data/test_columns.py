@@ -6,7 +6,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import GoldSet, Run, ndcg
@@ -56,12 +56,27 @@ def encoded(groups: list[list[str]]) -> list[list[bytes]]:
     return [[value.encode() for value in group] for group in groups]
 
 
-@settings(max_examples=200, deadline=None)
+# The corners of the id lookups, pinned (100 drawn cases each, not 200): nothing stored, nothing
+# asked, an asked id longer than every stored one, a one-word id and its one-byte-longer twin,
+# multi-byte characters, with every hash colliding.
+LOOKUP_EDGES = [
+    ([], ["a", "b"]),
+    (["a", "b"], []),
+    (["ab", "a"], ["a" * 20, "ab", "b", "abx"]),
+    (["x" * 8, "x" * 9, "文é"], ["x" * 9, "x" * 8, "x" * 10, "文é", "文"]),
+]
+
+
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(IDS, unique=True, max_size=60),
     st.lists(IDS, max_size=60),
     st.sampled_from(["real", "all equal", "two values"]),
 )
+@example(*LOOKUP_EDGES[0], "real")
+@example(*LOOKUP_EDGES[1], "all equal")
+@example(*LOOKUP_EDGES[2], "all equal")
+@example(*LOOKUP_EDGES[3], "two values")
 def test_id_lookup_finds_exactly_what_a_dict_finds(
     stored: list[str], asked: list[str], hashes: str
 ) -> None:
@@ -77,13 +92,18 @@ def test_id_lookup_finds_exactly_what_a_dict_finds(
         assert lookup.find(id_words(encode_ids(asked or ["a"])[: len(asked)])).tolist() == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(IDS, unique=True, max_size=60),
     st.lists(IDS, max_size=60),
     st.sampled_from(["real", "all equal", "two values"]),
     st.sampled_from([0, 1, 3, 1 << 20]),
 )
+@example(*LOOKUP_EDGES[0], "real", 1 << 20)
+@example(*LOOKUP_EDGES[1], "all equal", 1)
+@example(*LOOKUP_EDGES[2], "all equal", 3)
+@example(*LOOKUP_EDGES[3], "two values", 1 << 20)
+@example(*LOOKUP_EDGES[3], "real", 0)
 def test_id_lookup_with_or_without_its_table_finds_what_a_dict_finds(
     stored: list[str], asked: list[str], hashes: str, table_max_ids: int
 ) -> None:
@@ -153,21 +173,29 @@ def test_ids_round_trip_through_words_in_byte_order() -> None:
     assert [ids[i] for i in by_words] == sorted(ids.tolist())  # word order is strcmp order
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
-    st.lists(st.lists(IDS, unique=True, max_size=8), min_size=1, max_size=6),
-    st.data(),
+    st.lists(
+        st.tuples(st.lists(IDS, unique=True, max_size=8), st.lists(IDS, unique=True, max_size=8)),
+        min_size=1,
+        max_size=6,
+    ),
     st.sampled_from([1 << 20, 3, 1]),
     st.booleans(),
 )
+# Pinned corners (100 drawn cases, not 200): empty groups on either side, first and last; the same
+# ids in other groups only; ids of one word, of two, and one byte apart; chunks of one row.
+@example([([], ["a"]), (["a", "b"], []), (["a"], ["a", "b"])], 1, True)
+@example([(["x" * 8, "x" * 9], ["x" * 9, "x" * 8, "x" * 10]), (["a"], ["b"]), ([], [])], 3, False)
+@example([(["文é", "a"], ["a"]), (["a"], ["文é"])], 1 << 20, True)
 def test_join_within_groups_equals_per_group_dicts(
-    left_groups: list[list[str]],
-    data: st.DataObject,
+    pairs: list[tuple[list[str], list[str]]],
     chunk_rows: int,
     colliding: bool,
 ) -> None:
     """Exact for any chunking, and when every hash collides."""
-    right_groups = [data.draw(st.lists(IDS, unique=True, max_size=8)) for _ in left_groups]
+    left_groups = [left for left, _ in pairs]
+    right_groups = [right for _, right in pairs]
     left = [doc for group in left_groups for doc in group]
     right = [doc for group in right_groups for doc in group]
     left_counts = np.array([len(g) for g in left_groups], dtype=np.int64)
@@ -191,10 +219,16 @@ def test_join_within_groups_equals_per_group_dicts(
     assert found.tolist() == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(st.lists(st.integers(0, 2**64 - 1) | st.just(2**64 - 1), max_size=300), max_size=12)
 )
+# Pinned corners (100 drawn cases, not 200): no group; one empty group; values equal to the
+# padding; groups of widths 0, 1, 2 and 300 side by side, the longest in reverse order.
+@example([])
+@example([[]])
+@example([[2**64 - 1, 0, 2**64 - 1]])
+@example([[5, 3], [], [2**64 - 1], list(range(300, 0, -1))])
 def test_sort_within_groups_equals_sorting_each_group(groups: list[list[int]]) -> None:
     """Any group sizes (padded rows of several widths), and values equal to the padding."""
     offsets = np.cumsum([0] + [len(group) for group in groups])
@@ -203,12 +237,18 @@ def test_sort_within_groups_equals_sorting_each_group(groups: list[list[int]]) -
     assert values.tolist() == sort_within_groups_reference(groups)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(["a", "b", "d1", "x" * 9, "x" * 9 + "y"]), max_size=9)),
     st.sampled_from([1, 3, 1 << 20]),
     st.booleans(),
 )
+# Pinned corners (100 drawn cases, not 200): no group; empty groups; a repeat across groups only;
+# repeats of a two-word id beside its one-byte-longer twin, chunked by one row, hashes colliding.
+@example([], 1, False)
+@example([[], ["a"], []], 3, True)
+@example([["a", "b"], ["a", "b"]], 1, True)
+@example([["x" * 9, "x" * 9 + "y", "x" * 9, "a", "x" * 9 + "y"], ["d1", "d1", "d1"]], 1, True)
 def test_duplicate_pairs_equal_a_dict_per_group(
     groups: list[list[str]], chunk_rows: int, colliding: bool
 ) -> None:
@@ -316,7 +356,7 @@ def test_a_tie_longer_than_an_int16_is_ordered_by_doc_id() -> None:
     assert run["q"] == expected
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     rankings=st.lists(
         st.lists(
@@ -327,6 +367,19 @@ def test_a_tie_longer_than_an_int16_is_ordered_by_doc_id() -> None:
     ),
     presorted=st.lists(st.booleans(), min_size=12, max_size=12),
     chunk_rows=st.integers(1, 30),
+)
+# Pinned corners (50 drawn cases, not 100): one query of one row; every score tied, sorted in place
+# and fully; ids of one word and of two one byte apart; chunks of one row and wider than the run.
+@example(rankings=[[("a", 0.0)]], presorted=[True] * 12, chunk_rows=1)
+@example(
+    rankings=[[("b", 1.0), ("a", 1.0), ("c", 1.0)], [("a", 0.5), ("b", 0.5)]],
+    presorted=[True, False] + [True] * 10,
+    chunk_rows=1,
+)
+@example(
+    rankings=[[("x" * 8, 2.0), ("x" * 9, 2.0), ("a", 0.0), ("x" * 9 + "y", 2.0)]] * 3,
+    presorted=[False, True, False] + [True] * 9,
+    chunk_rows=30,
 )
 def test_trec_eval_order_in_chunks_of_queries(
     rankings: list[list[tuple[str, float]]], presorted: list[bool], chunk_rows: int
@@ -418,12 +471,25 @@ def test_group_rows_equals_a_dict_of_rows(queries: list[str]) -> None:
     assert grouping.offsets.tolist() == offsets
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.text(alphabet="0123456789+-x ", min_size=1, max_size=8)
     | st.from_regex(r"[+-]?9[0-9]{15,19}", fullmatch=True),  # around the most digits an int64 holds
     st.sampled_from([b"7", b"-12"]),  # one byte per grade (a fast path), or longer
 )
+# Pinned corners (150 drawn cases, not 300): 18 digits (the most read) and 19 (refused), signed;
+# a sign alone; zeros; a blank or a letter beside digits; both companions.
+@example("999999999999999999", b"7")
+@example("-999999999999999999", b"-12")
+@example("+9999999999999999999", b"7")
+@example("9999999999999999999", b"-12")
+@example("-", b"7")
+@example("+", b"-12")
+@example("-0", b"7")
+@example("00", b"-12")
+@example(" 1", b"7")
+@example("1 ", b"-12")
+@example("1x", b"7")
 def test_parse_ints_equals_the_reference_or_refuses(text: str, companion: bytes) -> None:
     parsed_like_the_reference(parse_ints, parse_int_reference, text, companion)
 

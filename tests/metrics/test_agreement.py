@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import AgreementResult, GoldSet, MetricError, judge_agreement
@@ -28,11 +28,19 @@ def sklearn_kappa() -> Callable[..., float]:
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # scikit-learn, when one label is all there is
+@settings(max_examples=100)
 @given(
     st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=60),
     st.sampled_from([None, "quadratic"]),
     st.booleans(),
 )
+# Pinned corners (100 drawn cases, not 200): one label only (undefined on the used labels, not on
+# the whole scale), perfect agreement, the two ends of the scale swapped, two items.
+@example([(2, 2), (2, 2)], None, False)
+@example([(2, 2), (2, 2)], "quadratic", True)
+@example([(0, 0), (4, 4), (1, 1)], "quadratic", False)
+@example([(0, 4), (4, 0), (0, 4)], "quadratic", True)
+@example([(0, 1), (3, 3)], None, True)
 def test_kappa_equals_scikit_learn(
     sklearn_kappa: Callable[..., float],
     pairs: list[tuple[int, int]],

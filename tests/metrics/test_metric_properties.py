@@ -1,10 +1,11 @@
 """Properties every metric must have, on random gold sets and runs (hypothesis)."""
 
 import math
+import random
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_tempoeval import (
@@ -70,8 +71,59 @@ def gold_and_run(draw: st.DrawFn) -> tuple[GoldSet, Run, int]:
     return gold, Run(rankings), draw(cutoffs)
 
 
-@settings(max_examples=150, deadline=None)
+def _case(queries: list[dict], rankings: dict[str, list[str]], k: int, spans: dict[str, str]):
+    documents = {doc: ({"focus_time": spans[doc]} if doc in spans else {}) for doc in DOCS}
+    return GoldSet.from_dict({"documents": documents, "queries": queries}), Run(rankings), k
+
+
+# The edges a draw of gold_and_run can reach, pinned: every property also runs on these (75 drawn
+# cases each, not 150: the draws cover small collections, and these the corners).
+EDGE_CASES = [
+    # nothing judged, nothing retrieved, no focus time anywhere
+    _case([{"id": "q0", "focus_time": None, "relevant": {}}], {"q0": []}, 1, {}),
+    # a ranking shorter than k, starting with an unknown id; a judged document graded 0
+    _case(
+        [{"id": "q0", "focus_time": "1990-1994", "relevant": {"d0": 3, "d1": 0}}],
+        {"q0": ["unknown1", "d1", "d0"]},
+        8,
+        {"d0": "1990-1992", "d1": "2010-2010"},
+    ),
+    # every grade 0; the whole pool retrieved; k = 1
+    _case(
+        [{"id": "q0", "focus_time": "2000-2004", "relevant": {"d2": 0, "d3": 0}}],
+        {"q0": [*DOCS, "unknown1", "unknown2"]},
+        1,
+        {"d2": "2000-2004"},
+    ),
+    # four queries; ties in focus time and in grade; one query without a ranking; k = 8
+    _case(
+        [
+            {"id": "q0", "focus_time": "1995-1999", "relevant": {"d0": 2, "d1": 2, "d5": 1}},
+            {"id": "q1", "focus_time": None, "relevant": {"d4": 3}},
+            {"id": "q2", "focus_time": "2010-2010", "relevant": {"d0": 1}},
+            {"id": "q3", "focus_time": "1995-1999", "relevant": {}},
+        ],
+        {"q0": ["d1", "d0", "d4", "d5", "unknown2"], "q1": ["d4"], "q3": ["d0"]},
+        8,
+        {"d0": "1995-1999", "d1": "1995-1999", "d4": "2010-2014", "d5": "1990-1990"},
+    ),
+]
+
+
+def edge_examples(with_rng: bool = False):
+    """@example for each edge case (and a seeded Random when the test shuffles)."""
+
+    def decorate(test):
+        for case in reversed(EDGE_CASES):
+            test = example(case, random.Random(0))(test) if with_rng else example(case)(test)
+        return test
+
+    return decorate
+
+
+@settings(max_examples=75, deadline=None)
 @given(gold_and_run())
+@edge_examples()
 def test_scores_stay_in_unit_interval(case: tuple[GoldSet, Run, int]) -> None:
     gold, run, k = case
     for metric in ALL_METRICS:
@@ -81,8 +133,9 @@ def test_scores_stay_in_unit_interval(case: tuple[GoldSet, Run, int]) -> None:
         assert set(result.per_query) | set(result.excluded) == set(gold.query_ids)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(gold_and_run())
+@edge_examples()
 def test_ideal_ranking_scores_one(case: tuple[GoldSet, Run, int]) -> None:
     gold, _, k = case
     by_time, by_grade = {}, {}
@@ -101,8 +154,9 @@ def test_ideal_ranking_scores_one(case: tuple[GoldSet, Run, int]) -> None:
         assert value == 1.0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(gold_and_run(), st.randoms(use_true_random=False))
+@edge_examples(with_rng=True)
 def test_order_within_top_k_does_not_change_precision_or_recall(
     case: tuple[GoldSet, Run, int], rng
 ) -> None:
@@ -116,8 +170,9 @@ def test_order_within_top_k_does_not_change_precision_or_recall(
         assert metric(Run(shuffled), gold, k=k).per_query == metric(run, gold, k=k).per_query
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(gold_and_run(), st.randoms(use_true_random=False))
+@edge_examples(with_rng=True)
 def test_documents_below_rank_k_change_nothing(case: tuple[GoldSet, Run, int], rng) -> None:
     gold, run, k = case
     changed = {}

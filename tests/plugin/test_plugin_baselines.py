@@ -1,9 +1,13 @@
 """The baseline lifecycle through pytest: create, check, regress, improve, re-baseline, corruption,
-unused files and reports, each without xdist, with -n 0 and with -n 2.
+unused files and reports, each in one process and with -n 2.
 
 A test whose subject is a check writes the baselines it starts from without xdist: writing them
-under each mode is the subject of the update tests (and test_parallel_safety.py compares what -n 4
-writes with a serial run, byte for byte), and each -n 2 session costs its two workers' start-up."""
+under each mode is the subject of the update tests (and test_parallel_safety.py compares what -n 2
+writes with a serial run, byte for byte), and each -n 2 session costs its two workers' start-up.
+Likewise, a step that one test decides in its own process (an unchanged update rewrites nothing, a
+test that fails halfway keeps its file, a changed k is refused) runs once without xdist when
+another session of the same test, under each mode, carries that kind of result from the workers to
+the controller."""
 
 import json
 from pathlib import Path
@@ -61,8 +65,10 @@ def test_update_writes_the_baselines_and_passes_then_an_unchanged_run_passes(
         "test_other.json",
     ]  # no temp files
     written = (suite.path / GATE).stat().st_mtime_ns
-    suite.runpytest(*xdist, UPDATE).assert_outcomes(passed=2)
-    assert (suite.path / GATE).stat().st_mtime_ns == written  # identical content is not rewritten
+    # Identical content is not rewritten: the writer's own decision, in the test's process (the
+    # update above wrote from the workers), so once, without xdist.
+    suite.runpytest(UPDATE).assert_outcomes(passed=2)
+    assert (suite.path / GATE).stat().st_mtime_ns == written
 
     result = suite.runpytest(*xdist)
     result.assert_outcomes(passed=2)
@@ -131,10 +137,18 @@ def test_an_improvement_passes_and_says_the_baseline_can_be_raised(
 def test_a_changed_k_or_gold_set_asks_for_a_re_baseline_of_what_changed(
     suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
+    """Four changes in two sessions: in each, the module's two tests meet different changes (K
+    sets test_gate's k only; a baseline's format is its own file's), each change a test's own."""
     suite.runpytest(UPDATE).assert_outcomes(passed=2)
     monkeypatch.setenv("K", "1")
-    result = suite.runpytest(*xdist, "-k", "test_gate")
-    result.assert_outcomes(failed=1)
+    # nDCG reads judgments, no document text: a text edit changes nothing it compares.
+    (suite.path / "gold.yaml").write_text(
+        GOLD.replace("Report of 2003.", "Report of the year 2003.")
+    )
+    # Each test's check decides this in its own process: without xdist. The session below, under
+    # each mode, carries a warning, a report row and a failure from the workers.
+    result = suite.runpytest()
+    result.assert_outcomes(failed=1, passed=1)  # test_gate's k changed; test_other met the edit
     result.stdout.fnmatch_lines(
         [
             (
@@ -143,36 +157,30 @@ def test_a_changed_k_or_gold_set_asks_for_a_re_baseline_of_what_changed(
             )
         ]
     )
-    monkeypatch.delenv("K")
-    # nDCG reads judgments, no document text: a text edit changes nothing it compares.
-    (suite.path / "gold.yaml").write_text(
-        GOLD.replace("Report of 2003.", "Report of the year 2003.")
-    )
-    result = suite.runpytest(*xdist)
-    result.assert_outcomes(passed=2)
     assert "changed in the gold set" not in result.stdout.str()
-    # q03's judgment changed: the 11 other queries are compared, q03 is named, never compared.
+    monkeypatch.delenv("K")
+    # q03's judgment changed: test_gate compares the 11 other queries and names q03, never
+    # compares it.
     (suite.path / "gold.yaml").write_text(GOLD.replace("relevant: {d3: 3}", "relevant: {d3: 2}"))
+    # test_other's baseline as written before per-query hashes: the change voids its check, as it
+    # did.
+    legacy = json.loads((suite.path / OTHER).read_text())
+    del legacy["results"]["nDCG@2"]["query_fingerprints"]
+    (suite.path / OTHER).write_text(json.dumps(legacy))
     result = suite.runpytest(*xdist, "-W", "always", "--tempoeval-report=r.json")
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=1, failed=1)
     note = (
         "1 query changed in the gold set since the baseline, not compared: q03; re-baseline "
         "with: pytest 'test_module.py::test_gate' --tempoeval-update-baseline"
     )
     assert f"BaselineWarning: test_module.py::test_gate: nDCG@2: {note}" in result.stdout.str()
     rows = json.loads((suite.path / "r.json").read_text())["checks"]
-    assert rows[0]["note"] == note
-    # A baseline written before per-query hashes voids the check on any change, as it did.
-    for path in (suite.path / "base").glob("**/*.json"):
-        data = json.loads(path.read_text())
-        del data["results"]["nDCG@2"]["query_fingerprints"]
-        path.write_text(json.dumps(data))
-    result = suite.runpytest(*xdist)
-    result.assert_outcomes(failed=2)
+    gate = next(row for row in rows if row["test"] == "test_module.py::test_gate")
+    assert gate["note"] == note and gate["status"] == "pass"
     result.stdout.fnmatch_lines(
         [
             (
-                "*re-baseline: the gold set changed since the baseline of nDCG@2"
+                "*test_other.json: re-baseline: the gold set changed since the baseline of nDCG@2"
                 "*--tempoeval-update-baseline*"
             )
         ]
@@ -197,7 +205,8 @@ def test_a_corrupted_baseline_is_a_clear_error_and_only_the_flag_rewrites_it(
         ]
     )
     assert corrupt.read_text() == '{\n  "version": 1,\n  "results": {oops}\n}\n'
-    suite.runpytest(*xdist, "-k", "test_gate", UPDATE).assert_outcomes(passed=1)
+    # The flag rewrites it (writing from workers is the update test's -n 2 session).
+    suite.runpytest("-k", "test_gate", UPDATE).assert_outcomes(passed=1)
     assert json.loads(corrupt.read_text())["results"]["nDCG@2"]["score"] == 1.0
 
 
@@ -249,12 +258,9 @@ def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(
         "base/test_module/test_removed.json"
     ]
 
-    # -k selects part of the module: only the selected tests' files can be unused.
-    result = suite.runpytest(*xdist, "-k", "test_gate")
-    result.assert_outcomes(passed=1)
-    assert "unused baseline" not in result.stdout.str()
-
-    # A selected test that no longer checks its baseline leaves it unused.
+    # A selected test that no longer checks its baseline leaves it unused, and -k selects part
+    # of the module: only the selected tests' files can be unused (the whole run above listed the
+    # orphan; this one lists neither it nor the unselected test_gate's file).
     suite.makepyfile(
         test_module=TESTS.replace(
             "    tempoeval_baseline.check(ndcg(run_for(tempoeval_gold), tempoeval_gold, k=2))",
@@ -264,6 +270,8 @@ def test_unused_baselines_are_reported_never_deleted_and_k_narrows_them(
     result = suite.runpytest(*xdist, "-k", "test_other")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["1 unused baseline*", "  base/test_module/test_other.json"])
+    assert "test_removed.json" not in result.stdout.str()
+    assert "test_gate.json" not in result.stdout.str()
     assert orphan.exists() and (suite.path / OTHER).exists()
 
 
@@ -300,7 +308,8 @@ def test_same_test_names_in_two_classes_get_two_files_and_a_failed_update_writes
     before = b_file.read_text()
     assert sorted(json.loads(before)["results"]) == ["P@2", "nDCG@2"]
     monkeypatch.setenv("BREAK", "1")
-    result = suite.runpytest(*xdist, "test_classes.py", UPDATE)
+    # What a test that fails halfway writes is decided in its own process: once, without xdist.
+    result = suite.runpytest("test_classes.py", UPDATE)
     result.assert_outcomes(passed=1, failed=1)
     assert b_file.read_text() == before  # a test that failed halfway does not shrink its baseline
 

@@ -15,7 +15,9 @@ def test_same_module_name_in_two_packages_gets_two_baselines_and_none_is_unused(
         (pytester.path / package / "__init__.py").write_text("")  # two modules named test_m
         (pytester.path / package / "test_m.py").write_text(BASELINE_TESTS)
     (pytester.path / "test_module.py").unlink()
-    pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=4)
+    # A file's place is computed from the node id alone, the same in a worker: the baselines are
+    # written without xdist, and read back under each mode below.
+    pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=4)
     written = sorted(p.relative_to(pytester.path).as_posix() for p in pytester.path.rglob("*.json"))
     assert written == [
         "base/pkg1/test_m/test_gate.json",
@@ -113,27 +115,33 @@ LONG_MODULE = "test_" + "検索" * 15  # 98 bytes; escaped, 275: more than a fil
 
 
 @pytest.mark.parametrize("xdist", [[], ["-n", "2"]], ids=["no-xdist", "n2"])
-@pytest.mark.parametrize("module", ["test_module", LONG_MODULE], ids=["short", "long-cjk"])
 def test_long_ids_and_module_names_get_their_files_once_the_folders_exist(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str], module: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, xdist: list[str]
 ) -> None:
     """Issue 25: once the module's folder existed, setting up tempoeval_baseline or
     tempoeval_judge for a long id looked its old place up, a name too long (OSError, Errno 36),
     and --tempoeval-update-baseline could not create the baseline either; a long module name
-    broke the three fixtures and the unused-baselines report."""
+    broke the three fixtures and the unused-baselines report.
+
+    One session holds both modules, the short one (whose folders exist) and the long one: each
+    module's files are counted apart, so each case is checked as when it ran alone."""
     make_baseline_suite(pytester, monkeypatch)
     (pytester.path / "test_module.py").unlink()
-    (pytester.path / f"{module}.py").write_text(LONG_NAMES_TESTS)
+    for module in ("test_module", LONG_MODULE):
+        (pytester.path / f"{module}.py").write_text(LONG_NAMES_TESTS)
     (pytester.path / "base" / "test_module").mkdir(parents=True)  # the folders exist
     (pytester.path / "fixtures" / "cassettes" / "test_module").mkdir(parents=True)
-    pytester.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=4)
+    # The update's files are named from the node id alone, in any process: without xdist. The
+    # check below sets the three fixtures up for every long id under each mode.
+    pytester.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=8)
     written = [path for path in (pytester.path / "base").rglob("*.json")]
-    assert len(written) == 2  # one baseline per id
+    short = [path for path in written if path.parent.name == "test_module"]
+    assert len(written) == 4 and len(short) == 2  # one baseline per id, in each module
     assert all(len(part.encode()) <= 255 for path in written for part in path.parts)
     checked = pytester.runpytest(*xdist)
-    checked.assert_outcomes(passed=4)
+    checked.assert_outcomes(passed=8)
     assert "unused baseline" not in checked.stdout.str()
-    assert "2 metric checks, 0 failed" in checked.stdout.str()  # each checked its own baseline
+    assert "4 metric checks, 0 failed" in checked.stdout.str()  # each checked its own baseline
 
 
 def test_a_suite_that_uses_no_fixture_or_marker_of_the_plugin_reads_no_baseline(

@@ -81,8 +81,10 @@ def test_a_dry_run_asks_nothing_counts_what_is_held_and_skips(
             passed=1, deselected=1
         )
         before = server.http_requests
-        result = suite.runpytest(*xdist, "--tempoeval-judge-dry-run", "--tempoeval-record-mode=all")
-        assert server.http_requests == before  # not one request, whatever the record mode
+        # Not one request, whatever the record mode: a test's own judge decides it, in its own
+        # process (no xdist: the dry run below asks nothing from the workers either).
+        result = suite.runpytest("--tempoeval-judge-dry-run", "--tempoeval-record-mode=all")
+        assert server.http_requests == before
         # Without "all": the first test's cassette holds its 4; the second needs 8, holds none.
         dry = suite.runpytest(
             *xdist, "-rs", "--tempoeval-judge-dry-run", "--tempoeval-record-mode=once"
@@ -137,15 +139,18 @@ def test_a_dry_run_counts_every_judged_call_of_a_test_as_recording_asks_them(
     """It used to stop at a test's first judged call: 4 counted where recording asked 14, and with
     the first call in the cassette, 4 where 10 were needed.
 
-    The dry runs are what runs under each xdist mode. The recordings, without xdist, are the
-    yardstick (one test asks what it asks, on any worker); an xdist worker would spend 3 s of CPU
-    importing the SDK for each (recording under -n 2: test_the_budget_holds_...)."""
+    The partial dry run is what runs under each xdist mode: a worker counts its test's calls and
+    the controller adds up the workers' counts. The empty dry run counts the same calls with
+    nothing held, in the test's own process, so it runs without xdist. The recordings, without
+    xdist, are the yardstick (one test asks what it asks, on any worker); an xdist worker would
+    spend 3 s of CPU importing the SDK for each (recording under -n 2:
+    test_the_budget_holds_...)."""
     suite.makepyfile(test_judged=SEVERAL_CALLS)
     monkeypatch.delenv("CALLS", raising=False)
     update = ("--tempoeval-update-baseline",)
     with FakeMessagesServer() as server:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
-        empty = suite.runpytest(*xdist, "-rs", "--tempoeval-judge-dry-run", *update)
+        empty = suite.runpytest("-rs", "--tempoeval-judge-dry-run", *update)
         monkeypatch.setenv("CALLS", "1")
         suite.runpytest("--tempoeval-record-mode=once").assert_outcomes(passed=1)
         first = len(server.requests)

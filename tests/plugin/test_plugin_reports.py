@@ -35,7 +35,10 @@ def run_suite(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_terminal_summary_lists_every_check(pytester: pytest.Pytester, xdist: list[str]) -> None:
+def test_terminal_summary_lists_every_check_once(
+    pytester: pytest.Pytester, xdist: list[str]
+) -> None:
+    """Under -n 2 the workers' checks reach the controller, which lists each once."""
     result = run_suite(pytester, *xdist)
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.re_match_lines(
@@ -54,6 +57,9 @@ def test_terminal_summary_lists_every_check(pytester: pytest.Pytester, xdist: li
             r"3 metric checks, 1 failed",
         ]
     )
+    output = result.stdout.str()
+    assert output.count("3 metric checks, 1 failed") == 1
+    assert output.count("test_reports.py::test_good  T-nDCG@2") == 1
 
 
 def test_no_section_when_no_metric_is_checked(pytester: pytest.Pytester) -> None:
@@ -62,34 +68,43 @@ def test_no_section_when_no_metric_is_checked(pytester: pytest.Pytester) -> None
     assert "= tempoeval =" not in result.stdout.str() and "metric checks" not in result.stdout.str()
 
 
-@pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_json_report(pytester: pytest.Pytester, xdist: list[str]) -> None:
-    run_suite(pytester, *xdist, "--tempoeval-report=out/report.json")
-    document = json.loads((pytester.path / "out" / "report.json").read_text())
-    assert document["version"] == 1 and document["failed"] == 1
-    assert [(c["test"], c["metric"], c["status"]) for c in document["checks"]] == [
-        ("test_reports.py::test_bad", "nDCG@2", "FAIL"),
-        ("test_reports.py::test_good", "T-nDCG@2", "pass"),
-        ("test_reports.py::test_good", "T-P@2", "pass"),
-    ]
-    assert document["checks"][0]["per_query"] == {"q2020": 0.0, "q2016": 1.0}
-
-
-@pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_markdown_report_and_github_step_summary(
-    pytester: pytest.Pytester, xdist: list[str], monkeypatch: pytest.MonkeyPatch
+def test_json_and_markdown_reports_and_github_step_summary_are_the_same_under_xdist(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One session per mode writes both reports (they are independent: see
+    test_reports_are_independent_and_markdown_escapes_html); each is checked, then the two
+    modes' files are compared: the controller reports exactly as a serial run."""
     summary = pytester.path / "step_summary.md"
-    summary.write_text("earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    run_suite(pytester, *xdist, "--tempoeval-markdown=summary.md")
-    text = (pytester.path / "summary.md").read_text()
-    assert text.startswith("## tempoeval\n\n3 metric checks, 1 failed.\n")
-    assert (
-        "| test_reports.py::test_bad | nDCG@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | FAIL | "
-        "ranking shorter than k=2 for 2 queries (depth 1) |" in text
-    )
-    assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
+    written = []
+    for xdist in ([], ["-n", "2"]):
+        summary.write_text("earlier step\n")
+        for report in ("out/report.json", "summary.md"):  # each mode writes its own
+            (pytester.path / report).unlink(missing_ok=True)
+        run_suite(
+            pytester,
+            *xdist,
+            "--tempoeval-report=out/report.json",
+            "--tempoeval-markdown=summary.md",
+        )
+        json_text = (pytester.path / "out" / "report.json").read_text()
+        document = json.loads(json_text)
+        assert document["version"] == 1 and document["failed"] == 1
+        assert [(c["test"], c["metric"], c["status"]) for c in document["checks"]] == [
+            ("test_reports.py::test_bad", "nDCG@2", "FAIL"),
+            ("test_reports.py::test_good", "T-nDCG@2", "pass"),
+            ("test_reports.py::test_good", "T-P@2", "pass"),
+        ]
+        assert document["checks"][0]["per_query"] == {"q2020": 0.0, "q2016": 1.0}
+        text = (pytester.path / "summary.md").read_text()
+        assert text.startswith("## tempoeval\n\n3 metric checks, 1 failed.\n")
+        assert (
+            "| test_reports.py::test_bad | nDCG@2 | gold | 2 | 0.5000 | >= 0.8 | - | - | - | "
+            "FAIL | ranking shorter than k=2 for 2 queries (depth 1) |" in text
+        )
+        assert summary.read_text() == "earlier step\n" + text  # appended, not overwritten
+        written.append((json_text, text))
+    assert written[0] == written[1]
 
 
 @pytest.mark.parametrize("family", ["xunit2", "xunit1", "legacy"])

@@ -73,38 +73,24 @@ def failure_section(output: str, test: str) -> list[str]:
 
 
 @pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_undeclared_judged_id_warns_with_line_and_closest_id(
+def test_undeclared_judged_id_warns_and_exclusions_and_ignored_run_queries_are_in_every_report(
     suite: pytest.Pytester, xdist: list[str]
 ) -> None:
-    result = suite.runpytest(*xdist, "-k", "test_focus and not strict", "-rw")
-    result.assert_outcomes(passed=1)
-    expected = (
-        "*GoldSetWarning: *gold.yaml:11: query 'q2016' judges doc 'us2016', which is not "
-        "declared under 'documents:'; did you mean 'us-2016'?*"
-    )
-    result.stdout.fnmatch_lines([expected])
-
-
-def test_the_warning_can_fail_the_run(suite: pytest.Pytester) -> None:
-    result = suite.runpytest(
-        "-k", "test_focus and not strict", "-W", "error::pytest_tempoeval.GoldSetWarning"
-    )
-    result.assert_outcomes(errors=1)  # the gold set fixture fails, naming the file and line
-    result.stdout.fnmatch_lines(["*gold.yaml:11: query 'q2016' judges doc 'us2016'*"])
-
-
-@pytest.mark.parametrize("xdist", XDIST_MODES)
-def test_exclusions_and_ignored_run_queries_are_in_every_report(
-    suite: pytest.Pytester, xdist: list[str]
-) -> None:
+    """One session of test_focus: its gold set's warning, and its result's exclusions and ignored
+    run query in the terminal and every report."""
     args = (
         "-k",
         "test_focus and not strict",
         "--tempoeval-report=r.json",
         "--tempoeval-markdown=r.md",
     )
-    result = suite.runpytest(*xdist, *args, "--tempoeval-html=r.html")
+    result = suite.runpytest(*xdist, *args, "--tempoeval-html=r.html", "-rw")
     result.assert_outcomes(passed=1)
+    expected = (
+        "*GoldSetWarning: *gold.yaml:11: query 'q2016' judges doc 'us2016', which is not "
+        "declared under 'documents:'; did you mean 'us-2016'?*"
+    )
+    result.stdout.fnmatch_lines([expected])
     note = (
         "1 excluded: no focus time (none given, none found in its text) (q-none); "
         "1 run query not in the gold set (extra)"
@@ -117,6 +103,14 @@ def test_exclusions_and_ignored_run_queries_are_in_every_report(
     }
     assert note in (suite.path / "r.md").read_text()
     assert "q-none" in (suite.path / "r.html").read_text()
+
+
+def test_the_warning_can_fail_the_run(suite: pytest.Pytester) -> None:
+    result = suite.runpytest(
+        "-k", "test_focus and not strict", "-W", "error::pytest_tempoeval.GoldSetWarning"
+    )
+    result.assert_outcomes(errors=1)  # the gold set fixture fails, naming the file and line
+    result.stdout.fnmatch_lines(["*gold.yaml:11: query 'q2016' judges doc 'us2016'*"])
 
 
 @pytest.mark.parametrize("how", ["call", "ini"])
@@ -209,7 +203,9 @@ def test_every_baseline_check_of_a_test_runs_and_is_reported(
             print("REACHED THE END")
         """
     )
-    suite.runpytest(*xdist, "--tempoeval-update-baseline").assert_outcomes(passed=1)
+    # The baselines it starts from are written without xdist: writing under each mode is
+    # test_plugin_baselines.py's subject; this test's is the checks' run and report.
+    suite.runpytest("--tempoeval-update-baseline").assert_outcomes(passed=1)
     stored = json.loads((suite.path / "base/test_module/test_three.json").read_text())
     assert sorted(stored["results"]) == ["P@1", "nDCG@2", "p1 b"]
     monkeypatch.setenv("WORSE", "8")
