@@ -66,7 +66,7 @@ def shown(value: object) -> str:
     return f"{text[: SHOWN_CHARACTERS - 3]}... ({len(text):,} characters)"
 
 
-def version_problem(tree: LineDict, path: str) -> str | None:
+def version_problem(tree: LineDict, path: object) -> str | None:
     """The error for a file whose ``version`` is not 1 (absent means 1), located at its line; the
     gold set and the gold patch both state their format's version this way."""
     version = tree.get("version", 1)
