@@ -2,6 +2,7 @@
 
 import itertools
 from collections.abc import Callable
+from decimal import Decimal
 from unittest import mock
 
 import numpy as np
@@ -138,11 +139,16 @@ def test_id_lookup_of_repeated_stored_ids_finds_one_of_them(stored: list[str]) -
     ]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     st.lists(st.text(min_size=0, max_size=20)),
     st.sampled_from([1 << 16, 3, 1]),
 )
+# Pinned corners (100 drawn cases, not 200): no id; empty, newline, NUL and long non-ASCII ids in
+# blocks of 3; one- and two-word ids a byte apart, a row per block.
+@example([], 1)
+@example(["", "a\nb", "\x00", "é" * 10], 3)
+@example(["x" * 8, "x" * 9], 1)
 def test_id_words_of_strings_equal_id_words_of_their_encoding(
     ids: list[str], block_rows: int
 ) -> None:
@@ -268,8 +274,13 @@ def test_duplicate_pairs_equal_a_dict_per_group(
     assert sorted(found) == sorted(expected)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.lists(st.booleans(), max_size=6), min_size=1, max_size=8))
+# Pinned corners (100 drawn cases, not 200): one empty group; empty groups first and last; a group
+# of all False beside one of all True.
+@example([[]])
+@example([[], [True], []])
+@example([[False] * 6, [True] * 6])
 def test_group_helpers_equal_a_per_row_group_column(groups: list[list[bool]]) -> None:
     """Empty groups anywhere, first and last included."""
     offsets = np.cumsum([0] + [len(group) for group in groups])
@@ -287,13 +298,22 @@ def test_duplicate_pairs_are_exact_and_within_groups() -> None:
     assert duplicate_pairs(offsets, words, chunk_rows=2) == [(0, 2), (4, 5)]  # chunks end on groups
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.one_of(
         st.floats(allow_nan=False, allow_infinity=False),
         st.decimals(allow_nan=False, allow_infinity=False, places=4),
     )
 )
+# Pinned corners (150 drawn cases, not 300): both zeros, the largest and the smallest doubles, a
+# short decimal, a long one, and 0.1 (not exact in binary).
+@example(0.0)
+@example(-0.0)
+@example(1.7976931348623157e308)
+@example(5e-324)
+@example(Decimal("0.0001"))
+@example(Decimal("-1234567.8901"))
+@example(0.1)
 def test_parse_floats_equals_python_float(value: object) -> None:
     text = str(value).encode()
     assert parse_floats(np.array([text, b"1.5"])).tolist()[0] == float(text)
@@ -318,8 +338,19 @@ def parsed_like_the_reference(
         assert repr(parse(values).tolist()[1]) == repr(expected)  # -0.0 stays -0.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.text(alphabet="0123456789.+-", min_size=1, max_size=8))
+# Pinned corners (150 drawn cases, not 300): signs and dots alone or doubled, a leading or trailing
+# dot, leading zeros, a sign inside, all 8 bytes of digits.
+@example("-0")
+@example("+.5")
+@example(".")
+@example("-")
+@example("1.")
+@example("00.10")
+@example("1-2")
+@example("+-1")
+@example("12345678")
 def test_short_numbers_parse_as_float_does_or_are_refused(text: str) -> None:
     """Numbers of up to 8 bytes take the word-at-a-time path: signs, a leading or trailing dot,
     leading zeros; anything float() refuses is refused at its row."""
@@ -337,8 +368,15 @@ def test_long_judgment_lists_against_a_short_ranking() -> None:
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=40))
+# Pinned corners (100 drawn cases, not 200): one flag either way; all 40 True; alternating; a run at
+# the end.
+@example([True])
+@example([False])
+@example([True] * 40)
+@example([True, False] * 20)
+@example([False, True, True])
 def test_runs_of_true_equal_groupby(flags: list[bool]) -> None:
     """k tied neighbours join k + 1 rows."""
     starts, lengths = columns._runs_of_true(np.array(flags))
@@ -430,8 +468,13 @@ def test_hash_words_in_blocks_equals_one_block(salted: bool) -> None:
 # -- the reference implementations (plain Python, beside the fast code) against their fast twins --
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(IDS, min_size=1, max_size=30))
+# Pinned corners (100 drawn cases, not 200): one byte; ids of exactly one word and one byte more;
+# a multi-byte id spanning three words.
+@example(["a"])
+@example(["x" * 8, "x" * 9, "文" * 7])
+@example(["é"])
 def test_id_words_equal_int_from_bytes(ids: list[str]) -> None:
     """The id-word layout: big-endian 8-byte words of the zero-padded UTF-8 bytes."""
     reference = id_words_reference([value.encode() for value in ids])
@@ -457,8 +500,14 @@ def test_hash_words_equals_the_python_loop(
     assert found.tolist() == hash_words_reference(rows, salt if salted else None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(["q1", "q2", "q10", "x" * 9, "x" * 9 + "y"]), min_size=1))
+# Pinned corners (100 drawn cases, not 200): one row; a query's lines apart; two-word ids beside a
+# one-byte-longer twin; ids that sort apart from their first appearance.
+@example(["q1"])
+@example(["q1", "q2", "q1"])
+@example(["x" * 9, "x" * 9 + "y", "x" * 9])
+@example(["q10", "q1", "q10", "q2"])
 def test_group_rows_equals_a_dict_of_rows(queries: list[str]) -> None:
     """Queries in order of first appearance, each query's rows in file order, whether the file
     keeps each query's lines together or not."""
@@ -494,11 +543,23 @@ def test_parse_ints_equals_the_reference_or_refuses(text: str, companion: bytes)
     parsed_like_the_reference(parse_ints, parse_int_reference, text, companion)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.text(alphabet="0123456789.+-eE_ nainfé", min_size=1, max_size=20),
     st.sampled_from([b"1", b"123456789.5"]),  # one word (SWAR), or the byte-column path
 )
+# Pinned corners (150 drawn cases, not 300): an overflow, nan and inf, a negative zero, an
+# underscore, blanks, a bare dot either side, a non-ASCII byte, 20 digits; both companions.
+@example("1e309", b"1")
+@example("nan", b"123456789.5")
+@example("-inf", b"1")
+@example("-0", b"123456789.5")
+@example("1_0", b"1")
+@example(" 1", b"123456789.5")
+@example("1.", b"1")
+@example(".5", b"123456789.5")
+@example("é", b"1")
+@example("12345678901234567890", b"123456789.5")
 def test_parse_floats_equal_the_reference_or_refuse(text: str, companion: bytes) -> None:
     """Every path (one-word SWAR, byte columns, Python's float for the rest) reads a number as
     the one-value reference does, and refuses what it refuses, at its row."""
