@@ -58,12 +58,3 @@ def judge_sdk_stays_loaded() -> None:
     top of this file): each would import the SDK and vcrpy again, about 3 s of CPU every time."""
     import anthropic  # noqa: F401
     import vcr  # noqa: F401
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    # Under -n, xdist's default 'load' hands tests out in chunks that stay with their worker: one
-    # worker idled for the last ~15 s of `pytest -n 2` behind the other's queue of pytester tests.
-    # 'worksteal' lets it take half of that queue. Set here, not in pyproject's addopts: `pytest
-    # examples` (the quick start's first command) runs where pytest-xdist is not installed.
-    if getattr(config.option, "dist", "no") == "load":
-        config.option.dist = "worksteal"
